@@ -1,0 +1,33 @@
+package dev.sandbox4j;
+
+/**
+ * A capability a backend may offer. Code and tests branch on features, never on backend names.
+ *
+ * <p>A call that needs a feature the sandbox lacks fails with {@link ErrorKind#UNSUPPORTED} and changes nothing.
+ */
+public enum Feature {
+    /** Commands run in a real POSIX shell ({@code sh -c}) with real processes; otherwise they are scripted. */
+    SHELL,
+    /** {@link Shell#start} runs a background command whose handle streams output and takes stdin. */
+    BACKGROUND_PROCESSES,
+    /** Processes of one sandbox share a machine: a server started by one command is reachable by the next. */
+    SHARED_PROCESS_SPACE,
+    /** Code snippets run in real interpreters ({@link CodeRunner}); otherwise they are scripted. */
+    CODE_EXECUTION,
+    /** Commands cannot see or touch the host outside the workspace (a jail or a container). */
+    ISOLATION,
+    /** Commands have no network unless the spec grants it. */
+    NETWORK_ISOLATION,
+    /** The memory limit of the spec is enforced; going over it kills the command. */
+    MEMORY_LIMIT,
+    /** The process-count limit of the spec is enforced; a fork bomb ends without harming the sandbox. */
+    PROCESS_LIMIT,
+    /** The CPU limit of the spec is enforced. */
+    CPU_LIMIT,
+    /** The workspace holds symbolic links (created by commands); the file API never follows them out. */
+    SYMLINKS,
+    /** Files carry POSIX permission bits, reported by {@link FileSystem#stat}. */
+    POSIX_PERMISSIONS,
+    /** File names may be arbitrary bytes (not UTF-8), as on Linux file systems. */
+    BYTE_FILE_NAMES,
+}

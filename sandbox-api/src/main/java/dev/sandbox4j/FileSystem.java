@@ -1,0 +1,136 @@
+package dev.sandbox4j;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * The sandbox's workspace, seen from the host application: read, write, search and edit files.
+ *
+ * <p><b>Paths</b> are POSIX strings relative to the workspace ({@code src/app.py}); absolute paths are accepted
+ * only under the workspace ({@code /workspace/src/app.py}). A path that leaves the workspace ({@code ../x}), holds
+ * NUL, is empty where a file is needed, or has a segment over 255 bytes fails with {@link ErrorKind#INVALID_PATH}.
+ * Symbolic links are never followed out of the workspace: a link met on the way fails with
+ * {@link ErrorKind#PERMISSION_DENIED} or {@link ErrorKind#INVALID_PATH}, and special files (FIFOs, devices) are
+ * never opened.
+ *
+ * <p><b>Failures change nothing.</b> Writes are atomic (a temporary file renamed over the target), so a failed write
+ * leaves the old file whole; {@link #edit} applies all its edits or none. Every failure is a
+ * {@link SandboxException} with a stable {@link ErrorKind}.
+ *
+ * <p><b>Sizes.</b> Whole-file reads are capped at {@link #MAX_READ_BYTES} ({@link ErrorKind#TOO_LARGE} beyond);
+ * {@link #readTo} and {@link #write(String, InputStream)} stream files of any size.
+ */
+public interface FileSystem {
+    /** The largest file {@link #readText(String)} and {@link #readBytes(String)} read whole: 32 MiB. */
+    int MAX_READ_BYTES = 32 << 20;
+
+    /** Reads a whole file as UTF-8 (malformed bytes replaced). */
+    String readText(String path);
+
+    /**
+     * Reads lines {@code fromLine} to {@code toLine} (1-based, inclusive; {@code toLine} -1 for the end), each with
+     * its line terminator. Lines past the end are simply absent.
+     */
+    String readText(String path, int fromLine, int toLine);
+
+    /** Reads a whole file. */
+    byte[] readBytes(String path);
+
+    /** Reads up to {@code length} bytes from {@code offset}; fewer at the end of the file. */
+    byte[] readBytes(String path, long offset, int length);
+
+    /** Streams a file of any size into {@code sink}; the sink is not closed. */
+    void readTo(String path, OutputStream sink);
+
+    /** Writes a file as UTF-8, replacing it atomically; parent directories are created. */
+    void write(String path, String text);
+
+    /** Writes a file, replacing it atomically; parent directories are created. */
+    void write(String path, byte[] content);
+
+    /** Streams {@code content} into a file, replacing it atomically; the stream is read to its end, not closed. */
+    void write(String path, InputStream content);
+
+    /** Appends UTF-8 text to a file, creating it and its parents if missing. */
+    void append(String path, String text);
+
+    /** Appends bytes to a file, creating it and its parents if missing. */
+    void append(String path, byte[] content);
+
+    /** Describes a file without following a symbolic link. */
+    FileInfo stat(String path);
+
+    /** Whether something (of any type, dangling links included) exists at the path. Invalid paths still throw. */
+    boolean exists(String path);
+
+    /** Lists a directory's direct children, hidden ones included, sorted by path. */
+    default List<FileInfo> list(String path) {
+        return list(path, 1, true);
+    }
+
+    /**
+     * Lists a directory down to {@code depth} levels (1 for direct children), sorted by path. Links are listed, not
+     * entered. Hidden entries (names starting with a dot) are left out, with their subtrees, unless asked for.
+     */
+    List<FileInfo> list(String path, int depth, boolean includeHidden);
+
+    /**
+     * Finds files and directories under {@code path} whose path relative to {@code path} matches {@code glob}
+     * ({@code *} within a segment, {@code **} across segments, {@code ?}, {@code [abc]}, {@code {a,b}}); a glob
+     * without a slash matches the name at any depth. Anything matching one of {@code excludes} is skipped, with
+     * its subtree. Returns workspace-relative paths, sorted.
+     */
+    List<String> find(String path, String glob, List<String> excludes);
+
+    /** Searches text files under {@code path} (or the file itself) for a Java regex, line by line. */
+    List<GrepMatch> grep(String regex, String path, GrepOptions options);
+
+    default List<GrepMatch> grep(String regex, String path) {
+        return grep(regex, path, GrepOptions.defaults());
+    }
+
+    /** Creates a directory and its missing parents; no error if it already is a directory. */
+    void mkdirs(String path);
+
+    /**
+     * Moves or renames a file or directory. Fails with {@link ErrorKind#ALREADY_EXISTS} when the target exists,
+     * unless {@code overwrite} (which still refuses to replace a non-empty directory).
+     */
+    void move(String from, String to, boolean overwrite);
+
+    default void move(String from, String to) {
+        move(from, to, false);
+    }
+
+    /** Copies a file, or a directory tree (links copied as links). Same target rules as {@link #move}. */
+    void copy(String from, String to, boolean overwrite);
+
+    default void copy(String from, String to) {
+        copy(from, to, false);
+    }
+
+    /**
+     * Deletes a file, link or directory. A non-empty directory needs {@code recursive}
+     * ({@link ErrorKind#DIRECTORY_NOT_EMPTY} otherwise). Links are removed, never followed.
+     */
+    void delete(String path, boolean recursive);
+
+    default void delete(String path) {
+        delete(path, false);
+    }
+
+    /**
+     * Replaces the one occurrence of {@code oldText} with {@code newText}. Fails with {@link ErrorKind#NO_MATCH}
+     * when it does not occur and {@link ErrorKind#AMBIGUOUS_MATCH} when it occurs more than once (the message says
+     * how many times), changing nothing.
+     */
+    EditResult replace(String path, String oldText, String newText);
+
+    /**
+     * Applies several exact-text edits in order, each to the result of the ones before, atomically: all or none.
+     * Each {@link Edit#oldText()} must occur exactly once at its turn. With {@code dryRun} the file is not touched
+     * and the diff shows what would change.
+     */
+    EditResult edit(String path, List<Edit> edits, boolean dryRun);
+}

@@ -1,0 +1,30 @@
+package dev.sandbox4j;
+
+/**
+ * One isolated machine for untrusted commands, code and files: its processes share namespaces for its whole life
+ * (a server one command starts is reachable by the next), and its workspace is the commands' working directory.
+ *
+ * <p>Closing it kills every process in it and removes everything it created: processes, mounts, containers,
+ * volumes, temporary directories. {@code close()} is idempotent; any call after it fails with
+ * {@link ErrorKind#CLOSED}. A sandbox is safe to use from several threads at once.
+ */
+public interface Sandbox extends AutoCloseable {
+    /** A unique id, stable for the sandbox's life. */
+    String id();
+
+    Shell shell();
+
+    CodeRunner code();
+
+    FileSystem files();
+
+    /** The backend, its features and the limits really in force. */
+    SandboxInfo info();
+
+    /** Whether the sandbox is still open (not closed, not expired). */
+    boolean isOpen();
+
+    /** Kills everything in the sandbox and removes what it created. Idempotent; throws nothing checked. */
+    @Override
+    void close();
+}

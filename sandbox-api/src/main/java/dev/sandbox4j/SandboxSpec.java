@@ -1,0 +1,183 @@
+package dev.sandbox4j;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a sandbox should be: command timeout, lifetime, output cap, environment, network, resource limits and the
+ * files it starts with. Immutable; build one with {@link #builder()} or start from {@link #defaults()}.
+ *
+ * <pre>{@code
+ * SandboxSpec spec = SandboxSpec.builder()
+ *     .commandTimeout(Duration.ofSeconds(30))
+ *     .limits(ResourceLimits.DEFAULTS.withMemoryBytes(512 * ResourceLimits.MIB))
+ *     .env("CI", "1")
+ *     .file("main.py", "print('hi')\n")
+ *     .build();
+ * }</pre>
+ */
+public final class SandboxSpec {
+    /** Characters kept at each end of each output stream by default: 15,000 + 15,000. */
+    public static final int DEFAULT_OUTPUT_LIMIT = 15_000;
+
+    private static final SandboxSpec DEFAULTS = builder().build();
+
+    private final Duration commandTimeout;
+    private final Duration lifetime;
+    private final int outputLimit;
+    private final Map<String, String> env;
+    private final NetworkPolicy network;
+    private final ResourceLimits limits;
+    private final Map<String, byte[]> files;
+
+    private SandboxSpec(Builder b) {
+        this.commandTimeout = b.commandTimeout;
+        this.lifetime = b.lifetime;
+        this.outputLimit = b.outputLimit;
+        this.env = Map.copyOf(b.env);
+        this.network = b.network;
+        this.limits = b.limits;
+        Map<String, byte[]> copy = new LinkedHashMap<>();
+        b.files.forEach((k, v) -> copy.put(k, v.clone()));
+        this.files = Collections.unmodifiableMap(copy);
+    }
+
+    /** 2-minute commands, a 1-hour lifetime, 15,000 + 15,000 characters of output, no network, default limits. */
+    public static SandboxSpec defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.commandTimeout = commandTimeout;
+        b.lifetime = lifetime;
+        b.outputLimit = outputLimit;
+        b.env.putAll(env);
+        b.network = network;
+        b.limits = limits;
+        files.forEach((k, v) -> b.files.put(k, v.clone()));
+        return b;
+    }
+
+    /** Timeout of a command whose request sets none. */
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** How long the sandbox may live; it closes itself after that. */
+    public Duration lifetime() {
+        return lifetime;
+    }
+
+    /** Characters kept at each end of each output stream of a command whose request sets none. */
+    public int outputLimit() {
+        return outputLimit;
+    }
+
+    /** Environment of every command (requests may add to it). */
+    public Map<String, String> env() {
+        return env;
+    }
+
+    public NetworkPolicy network() {
+        return network;
+    }
+
+    public ResourceLimits limits() {
+        return limits;
+    }
+
+    /** Files written to the workspace when the sandbox opens, by workspace-relative path. */
+    public Map<String, byte[]> files() {
+        Map<String, byte[]> copy = new LinkedHashMap<>();
+        files.forEach((k, v) -> copy.put(k, v.clone()));
+        return Collections.unmodifiableMap(copy);
+    }
+
+    /** Builds a {@link SandboxSpec}. */
+    public static final class Builder {
+        private Duration commandTimeout = Duration.ofMinutes(2);
+        private Duration lifetime = Duration.ofHours(1);
+        private int outputLimit = DEFAULT_OUTPUT_LIMIT;
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private NetworkPolicy network = NetworkPolicy.NONE;
+        private ResourceLimits limits = ResourceLimits.DEFAULTS;
+        private final Map<String, byte[]> files = new LinkedHashMap<>();
+
+        private Builder() {
+        }
+
+        public Builder commandTimeout(Duration timeout) {
+            this.commandTimeout = positive(timeout, "commandTimeout");
+            return this;
+        }
+
+        public Builder lifetime(Duration lifetime) {
+            this.lifetime = positive(lifetime, "lifetime");
+            return this;
+        }
+
+        public Builder outputLimit(int chars) {
+            if (chars <= 0) {
+                throw new IllegalArgumentException("output limit (" + chars + ") must be positive");
+            }
+            this.outputLimit = chars;
+            return this;
+        }
+
+        public Builder env(String name, String value) {
+            env.put(ExecRequest.checkName(name), Objects.requireNonNull(value, "value"));
+            return this;
+        }
+
+        public Builder env(Map<String, String> vars) {
+            vars.forEach(this::env);
+            return this;
+        }
+
+        public Builder network(NetworkPolicy network) {
+            this.network = Objects.requireNonNull(network, "network");
+            return this;
+        }
+
+        public Builder limits(ResourceLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        public Builder file(String path, String text) {
+            return file(path, text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        public Builder file(String path, byte[] content) {
+            files.put(Objects.requireNonNull(path, "path"), content.clone());
+            return this;
+        }
+
+        public SandboxSpec build() {
+            return new SandboxSpec(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " (" + d + ") must be positive");
+            }
+            return d;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SandboxSpec[commandTimeout=" + commandTimeout + ", lifetime=" + lifetime + ", outputLimit="
+                + outputLimit + ", env=" + env.keySet() + ", network=" + network + ", limits=" + limits + ", files="
+                + files.keySet() + "]";
+    }
+}

@@ -1,0 +1,125 @@
+package dev.sandbox4j;
+
+import dev.sandbox4j.spi.SandboxProvider;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.stream.Collectors;
+
+/**
+ * The entry point: opens sandboxes on the backends found on the class path.
+ *
+ * <pre>{@code
+ * try (Sandbox sandbox = Sandboxes.open()) {                 // the best backend available here
+ *     System.out.println(sandbox.shell().run("uname -a").stdout());
+ * }
+ * try (Sandbox sandbox = Sandboxes.open("docker", spec)) { ... }  // a backend by name
+ * }</pre>
+ *
+ * <p>Without a name, the provider named by the system property {@code sandbox4j.provider} or the environment
+ * variable {@code SANDBOX4J_PROVIDER} is used, else the available provider with the highest priority. Providers
+ * with a negative priority (the in-memory fake) are only ever opened by name, so code never falls back from a real
+ * jail to a fake one without saying so.
+ */
+public final class Sandboxes {
+    /** System property naming the default provider. */
+    public static final String PROVIDER_PROPERTY = "sandbox4j.provider";
+    /** Environment variable naming the default provider. */
+    public static final String PROVIDER_ENV = "SANDBOX4J_PROVIDER";
+
+    private Sandboxes() {
+    }
+
+    /** Opens a sandbox with default settings on the default provider. */
+    public static Sandbox open() {
+        return open(SandboxSpec.defaults());
+    }
+
+    /** Opens a sandbox on the default provider. */
+    public static Sandbox open(SandboxSpec spec) {
+        String named = configuredProvider();
+        if (named != null) {
+            return open(named, spec);
+        }
+        List<SandboxProvider> candidates = load().values().stream()
+                .filter(p -> p.priority() >= 0)
+                .sorted(Comparator.comparingInt(SandboxProvider::priority).reversed())
+                .collect(Collectors.toList());
+        List<String> reasons = new ArrayList<>();
+        for (SandboxProvider provider : candidates) {
+            Optional<String> reason = provider.unavailableReason();
+            if (reason.isEmpty()) {
+                return provider.open(spec);
+            }
+            reasons.add(provider.name() + ": " + reason.get());
+        }
+        throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, candidates.isEmpty()
+                ? "no sandbox backend on the class path; add sandbox-local or sandbox-docker"
+                : "no sandbox backend available here; " + String.join("; ", reasons));
+    }
+
+    /** Opens a sandbox with default settings on the named provider. */
+    public static Sandbox open(String provider) {
+        return open(provider, SandboxSpec.defaults());
+    }
+
+    /** Opens a sandbox on the named provider. */
+    public static Sandbox open(String provider, SandboxSpec spec) {
+        SandboxProvider p = provider(provider);
+        Optional<String> reason = p.unavailableReason();
+        if (reason.isPresent()) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + provider + "' is not available: "
+                    + reason.get());
+        }
+        return p.open(spec);
+    }
+
+    /** Every provider on the class path, highest priority first, with whether it can run here and why not. */
+    public static List<ProviderStatus> providers() {
+        return load().values().stream()
+                .sorted(Comparator.comparingInt(SandboxProvider::priority).reversed())
+                .map(p -> {
+                    Optional<String> reason = p.unavailableReason();
+                    return new ProviderStatus(p.name(), p.priority(), reason.isEmpty(),
+                            reason.orElse("available"), p.features());
+                })
+                .collect(Collectors.toList());
+    }
+
+    /**
+     * The provider with this name.
+     *
+     * @throws SandboxException {@code backend_unavailable} when no provider has that name
+     */
+    public static SandboxProvider provider(String name) {
+        SandboxProvider p = load().get(name);
+        if (p == null) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no sandbox backend named '" + name
+                    + "' on the class path; known: " + load().keySet(), null, false);
+        }
+        return p;
+    }
+
+    private static String configuredProvider() {
+        String name = System.getProperty(PROVIDER_PROPERTY);
+        if (name == null || name.isBlank()) {
+            name = System.getenv(PROVIDER_ENV);
+        }
+        return name == null || name.isBlank() ? null : name.trim();
+    }
+
+    private static Map<String, SandboxProvider> load() {
+        Map<String, SandboxProvider> byName = new LinkedHashMap<>();
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        if (context != null) {
+            ServiceLoader.load(SandboxProvider.class, context).forEach(p -> byName.putIfAbsent(p.name(), p));
+        }
+        ServiceLoader.load(SandboxProvider.class, Sandboxes.class.getClassLoader())
+                .forEach(p -> byName.putIfAbsent(p.name(), p));
+        return byName;
+    }
+}

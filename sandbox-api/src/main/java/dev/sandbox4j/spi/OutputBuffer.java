@@ -1,0 +1,205 @@
+package dev.sandbox4j.spi;
+
+import dev.sandbox4j.Truncation;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
+
+/**
+ * A bounded head+tail capture of one output stream: keeps the first and last {@code limit} characters and counts
+ * the rest, so a command that prints gigabytes costs about {@code 8 × limit} bytes of heap, never more.
+ *
+ * <p>Bytes are kept raw (up to 4 bytes a character at each end) and decoded as UTF-8 once, in {@link #text()}.
+ * An optional sink receives every byte decoded as text as it arrives, for streaming listeners. Thread-safe.
+ */
+public final class OutputBuffer {
+    private final int limit;
+    private final byte[] head;
+    private int headLength;
+    private final byte[] tail;
+    private int tailPosition;
+    private boolean tailWrapped;
+    private long totalBytes;
+    private long totalChars;
+    private final Consumer<String> sink;
+    private final CharsetDecoder decoder;
+    private ByteBuffer pending;
+
+    /** A buffer keeping {@code limit} characters at each end. */
+    public OutputBuffer(int limit) {
+        this(limit, null);
+    }
+
+    /** A buffer keeping {@code limit} characters at each end, passing all text on to {@code sink} as it arrives. */
+    public OutputBuffer(int limit, Consumer<String> sink) {
+        if (limit <= 0) {
+            throw new IllegalArgumentException("limit (" + limit + ") must be positive");
+        }
+        this.limit = limit;
+        int capacity = Math.multiplyExact(limit, 4);
+        this.head = new byte[capacity];
+        this.tail = new byte[capacity];
+        this.sink = sink;
+        this.decoder = sink == null ? null : StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+    }
+
+    /** The marker put between head and tail when the middle is cut. */
+    public static String marker(long omittedChars) {
+        return "\n[... " + omittedChars + " characters truncated ...]\n";
+    }
+
+    public synchronized void write(byte[] bytes, int offset, int length) {
+        if (length <= 0) {
+            return;
+        }
+        totalBytes += length;
+        for (int i = offset, end = offset + length; i < end; i++) {
+            if ((bytes[i] & 0xC0) != 0x80) {
+                totalChars++;
+            }
+        }
+        int fromHead = Math.min(length, head.length - headLength);
+        if (fromHead > 0) {
+            System.arraycopy(bytes, offset, head, headLength, fromHead);
+            headLength += fromHead;
+        }
+        int rest = length - fromHead;
+        if (rest > 0) {
+            appendTail(bytes, offset + fromHead, rest);
+        }
+        if (sink != null) {
+            forward(bytes, offset, length);
+        }
+    }
+
+    public void write(byte[] bytes) {
+        write(bytes, 0, bytes.length);
+    }
+
+    /**
+     * Reads {@code in} to its end into this buffer, in 64 KiB chunks, and returns the number of bytes read. Does not
+     * close the stream.
+     */
+    public long drain(InputStream in) throws IOException {
+        byte[] chunk = new byte[64 * 1024];
+        long read = 0;
+        for (int n; (n = in.read(chunk)) != -1; ) {
+            write(chunk, 0, n);
+            read += n;
+        }
+        return read;
+    }
+
+    private void appendTail(byte[] bytes, int offset, int length) {
+        if (length >= tail.length) {
+            System.arraycopy(bytes, offset + length - tail.length, tail, 0, tail.length);
+            tailPosition = 0;
+            tailWrapped = true;
+            return;
+        }
+        int first = Math.min(length, tail.length - tailPosition);
+        System.arraycopy(bytes, offset, tail, tailPosition, first);
+        System.arraycopy(bytes, offset + first, tail, 0, length - first);
+        int end = tailPosition + length;
+        if (end >= tail.length) {
+            tailWrapped = true;
+        }
+        tailPosition = end % tail.length;
+    }
+
+    private void forward(byte[] bytes, int offset, int length) {
+        ByteBuffer in;
+        if (pending != null && pending.hasRemaining()) {
+            in = ByteBuffer.allocate(pending.remaining() + length);
+            in.put(pending).put(bytes, offset, length).flip();
+        } else {
+            in = ByteBuffer.wrap(bytes, offset, length);
+        }
+        CharBuffer out = CharBuffer.allocate(length + 4);
+        decoder.decode(in, out, false);
+        pending = in.hasRemaining() ? ByteBuffer.allocate(in.remaining()).put(in).flip() : null;
+        out.flip();
+        if (out.hasRemaining()) {
+            emit(out.toString());
+        }
+    }
+
+    /** Passes on any incomplete character left at the end of the stream. Call once when the stream ends. */
+    public synchronized void finish() {
+        if (sink != null && pending != null && pending.hasRemaining()) {
+            CharBuffer out = CharBuffer.allocate(8);
+            decoder.decode(pending, out, true);
+            decoder.flush(out);
+            pending = null;
+            out.flip();
+            if (out.hasRemaining()) {
+                emit(out.toString());
+            }
+        }
+    }
+
+    private void emit(String text) {
+        try {
+            sink.accept(text);
+        } catch (RuntimeException ignored) {
+            // A listener's failure must not stop the command or lose the captured output.
+        }
+    }
+
+    /** Bytes written so far, all of them. */
+    public synchronized long totalBytes() {
+        return totalBytes;
+    }
+
+    /** The kept text: the whole stream, or head + {@link #marker} + tail when it is longer than twice the limit. */
+    public synchronized String text() {
+        if (!tailWrapped) {
+            String all = decode(head, 0, headLength) + decode(tail, 0, tailPosition);
+            int codePoints = all.codePointCount(0, all.length());
+            if (codePoints <= 2L * limit) {
+                return all;
+            }
+            int headEnd = all.offsetByCodePoints(0, limit);
+            int tailStart = all.offsetByCodePoints(all.length(), -limit);
+            return all.substring(0, headEnd) + marker(omitted(codePoints)) + all.substring(tailStart);
+        }
+        String headText = decode(head, 0, headLength);
+        headText = headText.substring(0, headText.offsetByCodePoints(0, Math.min(limit,
+                headText.codePointCount(0, headText.length()))));
+        byte[] ordered = new byte[tail.length];
+        System.arraycopy(tail, tailPosition, ordered, 0, tail.length - tailPosition);
+        System.arraycopy(tail, 0, ordered, tail.length - tailPosition, tailPosition);
+        int start = 0;
+        while (start < ordered.length && start < 3 && (ordered[start] & 0xC0) == 0x80) {
+            start++;
+        }
+        String tailText = decode(ordered, start, ordered.length - start);
+        int tailCount = tailText.codePointCount(0, tailText.length());
+        tailText = tailText.substring(tailText.offsetByCodePoints(tailText.length(), -Math.min(limit, tailCount)));
+        return headText + marker(omitted(totalChars)) + tailText;
+    }
+
+    /** What the cap did: total bytes, and characters cut from the middle. */
+    public synchronized Truncation truncation() {
+        if (!tailWrapped) {
+            String all = decode(head, 0, headLength) + decode(tail, 0, tailPosition);
+            int codePoints = all.codePointCount(0, all.length());
+            return new Truncation(totalBytes, codePoints <= 2L * limit ? 0 : omitted(codePoints));
+        }
+        return new Truncation(totalBytes, omitted(totalChars));
+    }
+
+    private long omitted(long chars) {
+        return Math.max(1, chars - 2L * limit);
+    }
+
+    private static String decode(byte[] bytes, int offset, int length) {
+        return new String(bytes, offset, length, StandardCharsets.UTF_8);
+    }
+}

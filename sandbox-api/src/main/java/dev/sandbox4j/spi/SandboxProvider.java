@@ -1,0 +1,34 @@
+package dev.sandbox4j.spi;
+
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A backend, found through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.sandbox4j.spi.SandboxProvider}).
+ * Implementations need a public no-argument constructor and must be cheap to construct: probing the host belongs in
+ * {@link #unavailableReason()}.
+ */
+public interface SandboxProvider {
+    /** A short lower-case name, such as {@code local}; unique among providers. */
+    String name();
+
+    /** Higher wins when no provider is named. Negative: never picked automatically, only by name. */
+    int priority();
+
+    /** The features sandboxes of this provider offer. */
+    Set<Feature> features();
+
+    /** Empty when this host can run the backend, else why not and what to install. May probe the host. */
+    Optional<String> unavailableReason();
+
+    /**
+     * Opens a sandbox, ready for commands when this returns.
+     *
+     * @throws dev.sandbox4j.SandboxException {@code backend_unavailable} when the host cannot run it, with what to
+     *                                        install; {@code unsupported} for a spec it cannot honour
+     */
+    Sandbox open(SandboxSpec spec);
+}

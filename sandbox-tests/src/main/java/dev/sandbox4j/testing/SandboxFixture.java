@@ -1,0 +1,28 @@
+package dev.sandbox4j.testing;
+
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The one hook a backend gives the conformance kit: how to open a fresh sandbox, what it supports, and what it
+ * leaves behind.
+ */
+public interface SandboxFixture {
+    /** Opens a fresh sandbox with this spec. */
+    Sandbox open(SandboxSpec spec);
+
+    /** The features the backend declares; the kit runs exactly the tests they allow, and the twins of the rest. */
+    Set<Feature> features();
+
+    /**
+     * Resources of this backend still alive on the host (processes, mounts, containers, volumes, temp directories),
+     * one line each; called after a test closed its sandbox, and must be empty then. Override when the backend
+     * creates anything outside the JVM heap.
+     */
+    default List<String> leaks() {
+        return List.of();
+    }
+}
