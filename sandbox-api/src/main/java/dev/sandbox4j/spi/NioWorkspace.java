@@ -1,0 +1,993 @@
+package dev.sandbox4j.spi;
+
+import dev.sandbox4j.Edit;
+import dev.sandbox4j.EditResult;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileInfo;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileType;
+import dev.sandbox4j.GrepMatch;
+import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.SandboxException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The whole {@link FileSystem} contract over a directory of any NIO file system (the host's, or jimfs), walking it
+ * the way a hostile workspace demands: every path is resolved segment by segment from an open directory with
+ * {@link SecureDirectoryStream} and {@link LinkOption#NOFOLLOW_LINKS}, so a symbolic link planted by sandboxed code
+ * is refused, never followed, and swapping a directory for a link mid-walk cannot lead outside.
+ *
+ * <p>New files and directories are made in a private staging directory (same file system, out of the sandbox's
+ * reach) and renamed into place relative to the open parent directory. That makes every write atomic and keeps
+ * creation fd-relative. Special files are never opened; reads are capped.
+ *
+ * <p>Known limit: a FIFO swapped in between the type check and the open would block that one reading thread;
+ * backends that let sandboxed code race the host should pause the sandbox around reads or accept it.
+ */
+public final class NioWorkspace implements FileSystem {
+    private static final int MAX_LIST_ENTRIES = 100_000;
+    private static final long GREP_MAX_FILE_BYTES = 16L << 20;
+    private static final int GREP_MAX_LINE = 2_000;
+
+    private final Path root;
+    private final Path staging;
+    private final Options options;
+
+    /** Settings of a {@link NioWorkspace}. Immutable. */
+    public static final class Options {
+        private final Integer uid;
+        private final Integer gid;
+        private final long maxFileBytes;
+        private final Runnable guard;
+
+        private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard) {
+            this.uid = uid;
+            this.gid = gid;
+            this.maxFileBytes = maxFileBytes;
+            this.guard = guard;
+        }
+
+        public static Options defaults() {
+            return new Options(null, null, 0, () -> { });
+        }
+
+        /** Files and directories created through the API get this owner (the sandbox's uid on the host). */
+        public Options withOwner(int uid, int gid) {
+            return new Options(uid, gid, maxFileBytes, guard);
+        }
+
+        /** Writes past this size fail with {@link ErrorKind#TOO_LARGE}; 0 for no limit. */
+        public Options withMaxFileBytes(long maxFileBytes) {
+            return new Options(uid, gid, maxFileBytes, guard);
+        }
+
+        /** Runs before every operation; throw from it to refuse (a closed sandbox throws {@link ErrorKind#CLOSED}). */
+        public Options withGuard(Runnable guard) {
+            return new Options(uid, gid, maxFileBytes, guard);
+        }
+    }
+
+    /**
+     * A workspace rooted at {@code root}, creating new files in {@code staging}, which must be on the same file
+     * system, private to the host application, and not reachable from inside the sandbox.
+     */
+    public NioWorkspace(Path root, Path staging, Options options) {
+        this.root = root.toAbsolutePath();
+        this.staging = staging.toAbsolutePath();
+        this.options = options;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(this.root)) {
+            if (!(ds instanceof SecureDirectoryStream)) {
+                throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
+                        "the file system of the workspace has no SecureDirectoryStream; links could not be refused safely");
+            }
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "cannot open the workspace", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    @Override
+    public String readText(String path) {
+        return new String(readBytes(path), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String readText(String path, int fromLine, int toLine) {
+        if (fromLine < 1 || (toLine != -1 && toLine < fromLine)) {
+            throw new IllegalArgumentException("line range [" + fromLine + ", " + toLine + "] is invalid");
+        }
+        String text = readText(path);
+        StringBuilder out = new StringBuilder();
+        int line = 1;
+        int start = 0;
+        while (start < text.length() && (toLine == -1 || line <= toLine)) {
+            int nl = text.indexOf('\n', start);
+            int end = nl < 0 ? text.length() : nl + 1;
+            if (line >= fromLine) {
+                out.append(text, start, end);
+            }
+            start = end;
+            line++;
+        }
+        return out.toString();
+    }
+
+    @Override
+    public byte[] readBytes(String path) {
+        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+            if (ch.size() > MAX_READ_BYTES) {
+                throw tooLarge(display, ch.size());
+            }
+            ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(ch.size(), MAX_READ_BYTES));
+            copyBounded(Channels.newInputStream(ch), out, MAX_READ_BYTES, display);
+            return out.toByteArray();
+        });
+    }
+
+    @Override
+    public byte[] readBytes(String path, long offset, int length) {
+        if (offset < 0 || length < 0) {
+            throw new IllegalArgumentException("offset (" + offset + ") and length (" + length + ") must be >= 0");
+        }
+        if (length > MAX_READ_BYTES) {
+            throw new SandboxException(ErrorKind.TOO_LARGE, "length " + length + " is over the read cap of "
+                    + MAX_READ_BYTES + " bytes");
+        }
+        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+            ch.position(offset);
+            ByteBuffer buf = ByteBuffer.allocate((int) Math.max(0, Math.min(length, ch.size() - offset)));
+            while (buf.hasRemaining() && ch.read(buf) > 0) {
+                // keep reading
+            }
+            return buf.hasRemaining() ? java.util.Arrays.copyOf(buf.array(), buf.position()) : buf.array();
+        });
+    }
+
+    @Override
+    public void readTo(String path, OutputStream sink) {
+        withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+            Channels.newInputStream(ch).transferTo(sink);
+            return null;
+        });
+    }
+
+    // ---------------------------------------------------------------- writing
+
+    @Override
+    public void write(String path, String text) {
+        write(path, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void write(String path, byte[] content) {
+        checkSize(path, content.length);
+        writeAtomically(path, out -> out.write(content));
+    }
+
+    @Override
+    public void write(String path, InputStream content) {
+        writeAtomically(path, out -> copyBounded(content, out, options.maxFileBytes, path));
+    }
+
+    @Override
+    public void append(String path, String text) {
+        append(path, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void append(String path, byte[] content) {
+        guard();
+        String rel = WorkspacePaths.requireNonRoot(path);
+        List<String> segments = WorkspacePaths.segments(rel);
+        String name = segments.get(segments.size() - 1);
+        try (SecureDirectoryStream<Path> dir = mkdirs(segments.subList(0, segments.size() - 1), rel)) {
+            BasicFileAttributes attrs = attrs(dir, name);
+            if (attrs == null) {
+                writeInto(dir, name, rel, out -> out.write(content));
+                return;
+            }
+            requireRegular(attrs, rel);
+            if (options.maxFileBytes > 0 && attrs.size() + content.length > options.maxFileBytes) {
+                throw tooLarge(rel, attrs.size() + content.length);
+            }
+            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel),
+                    Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS))) {
+                ByteBuffer buf = ByteBuffer.wrap(content);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            }
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+    }
+
+    @Override
+    public void mkdirs(String path) {
+        guard();
+        String rel = WorkspacePaths.normalize(path);
+        try (SecureDirectoryStream<Path> ignored = mkdirs(WorkspacePaths.segments(rel), rel)) {
+            // created or already there
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+    }
+
+    private interface Writer {
+        void write(OutputStream out) throws IOException;
+    }
+
+    private void writeAtomically(String path, Writer writer) {
+        guard();
+        String rel = WorkspacePaths.requireNonRoot(path);
+        List<String> segments = WorkspacePaths.segments(rel);
+        try (SecureDirectoryStream<Path> dir = mkdirs(segments.subList(0, segments.size() - 1), rel)) {
+            writeInto(dir, segments.get(segments.size() - 1), rel, writer);
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+    }
+
+    /** Writes a new file in staging, then renames it over {@code name} in {@code dir}. */
+    private void writeInto(SecureDirectoryStream<Path> dir, String name, String rel, Writer writer)
+            throws IOException {
+        BasicFileAttributes existing = attrs(dir, name);
+        Set<PosixFilePermission> mode = null;
+        if (existing != null) {
+            if (existing.isDirectory()) {
+                throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
+            }
+            requireRegular(existing, rel);
+            if (existing instanceof PosixFileAttributes) {
+                mode = ((PosixFileAttributes) existing).permissions();
+            }
+        }
+        Path temp = newStagingPath();
+        try {
+            try (OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
+                writer.write(out);
+            }
+            own(temp, mode == null ? "rw-r--r--" : null, mode);
+            moveIn(temp, dir, name, rel);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    private SecureDirectoryStream<Path> stagingDir() throws IOException {
+        return (SecureDirectoryStream<Path>) Files.newDirectoryStream(staging);
+    }
+
+    private void moveIn(Path temp, SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
+        try (SecureDirectoryStream<Path> stage = stagingDir()) {
+            stage.move(temp.getFileName(), dir, p(name, rel));
+        }
+    }
+
+    private Path newStagingPath() {
+        return staging.resolve(".sbx-" + UUID.randomUUID());
+    }
+
+    private void own(Path staged, String defaultMode, Set<PosixFilePermission> mode) throws IOException {
+        PosixFileAttributeView posix = Files.getFileAttributeView(staged, PosixFileAttributeView.class,
+                LinkOption.NOFOLLOW_LINKS);
+        if (posix != null && !Files.isSymbolicLink(staged)) {
+            posix.setPermissions(mode != null ? mode
+                    : java.nio.file.attribute.PosixFilePermissions.fromString(defaultMode));
+        }
+        if (options.uid != null) {
+            Files.setAttribute(staged, "unix:uid", options.uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(staged, "unix:gid", options.gid, LinkOption.NOFOLLOW_LINKS);
+        }
+    }
+
+    /** Opens (creating as needed) the directory at {@code segments}; the caller closes it. */
+    private SecureDirectoryStream<Path> mkdirs(List<String> segments, String rel) throws IOException {
+        SecureDirectoryStream<Path> dir = openRoot();
+        try {
+            StringBuilder walked = new StringBuilder();
+            for (String segment : segments) {
+                walked.append(walked.length() == 0 ? "" : "/").append(segment);
+                BasicFileAttributes attrs = attrs(dir, segment);
+                if (attrs == null) {
+                    Path temp = newStagingPath();
+                    Files.createDirectory(temp);
+                    try {
+                        own(temp, "rwxr-xr-x", null);
+                        try (SecureDirectoryStream<Path> stage = stagingDir()) {
+                            stage.move(temp.getFileName(), dir, p(segment, rel));
+                        } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
+                            // another caller made it first: use theirs
+                        }
+                    } finally {
+                        Files.deleteIfExists(temp);
+                    }
+                    attrs = attrs(dir, segment);
+                }
+                if (attrs == null) {
+                    throw new SandboxException(ErrorKind.IO_ERROR, "could not create " + walked);
+                }
+                if (attrs.isSymbolicLink()) {
+                    throw linkRefused(walked.toString());
+                }
+                if (!attrs.isDirectory()) {
+                    throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, walked + " is not a directory");
+                }
+                SecureDirectoryStream<Path> next = dir.newDirectoryStream(p(segment, rel), LinkOption.NOFOLLOW_LINKS);
+                dir.close();
+                dir = next;
+            }
+            return dir;
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------- metadata
+
+    @Override
+    public FileInfo stat(String path) {
+        guard();
+        String rel = WorkspacePaths.normalize(path);
+        List<String> segments = WorkspacePaths.segments(rel);
+        try {
+            if (segments.isEmpty()) {
+                try (SecureDirectoryStream<Path> dir = openRoot()) {
+                    BasicFileAttributes a = dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes();
+                    PosixFileAttributeView pv = dir.getFileAttributeView(PosixFileAttributeView.class);
+                    int mode = pv == null ? -1 : mode(pv.readAttributes().permissions());
+                    return new FileInfo("", FileType.DIRECTORY, a.size(), mode,
+                            a.lastModifiedTime().toInstant(), null);
+                }
+            }
+            try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
+                String name = segments.get(segments.size() - 1);
+                BasicFileAttributes attrs = attrs(dir, name);
+                if (attrs == null) {
+                    throw notFound(rel);
+                }
+                return info(rel, attrs, dir, name);
+            }
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+    }
+
+    @Override
+    public boolean exists(String path) {
+        try {
+            stat(path);
+            return true;
+        } catch (SandboxException e) {
+            if (e.kind() == ErrorKind.NOT_FOUND || e.kind() == ErrorKind.NOT_A_DIRECTORY) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+        guard();
+        if (depth < 1) {
+            throw new IllegalArgumentException("depth (" + depth + ") must be at least 1");
+        }
+        String rel = WorkspacePaths.normalize(path);
+        List<FileInfo> out = new ArrayList<>();
+        try (SecureDirectoryStream<Path> dir = openDirs(WorkspacePaths.segments(rel), rel)) {
+            walk(dir, rel, depth, (info, attrs) -> {
+                if (!includeHidden && info.name().startsWith(".")) {
+                    return false;
+                }
+                if (out.size() >= MAX_LIST_ENTRIES) {
+                    throw new SandboxException(ErrorKind.TOO_LARGE, rel + " holds more than " + MAX_LIST_ENTRIES
+                            + " entries; list a smaller depth or a subdirectory");
+                }
+                out.add(info);
+                return true;
+            });
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+        out.sort((a, b) -> a.path().compareTo(b.path()));
+        return out;
+    }
+
+    @Override
+    public List<String> find(String path, String glob, List<String> excludes) {
+        guard();
+        String rel = WorkspacePaths.normalize(path);
+        Predicate<String> match = Globs.compile(glob);
+        Predicate<String> excluded = Globs.any(excludes);
+        String prefix = rel.isEmpty() ? "" : rel + "/";
+        List<String> out = new ArrayList<>();
+        try (SecureDirectoryStream<Path> dir = openDirs(WorkspacePaths.segments(rel), rel)) {
+            walk(dir, rel, Integer.MAX_VALUE, (info, attrs) -> {
+                String relative = info.path().substring(prefix.length());
+                if (excluded.test(relative)) {
+                    return false;
+                }
+                if (match.test(relative)) {
+                    out.add(info.path());
+                }
+                return true;
+            });
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    @Override
+    public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
+        guard();
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(regex, options.caseInsensitive()
+                    ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
+        } catch (PatternSyntaxException e) {
+            throw new IllegalArgumentException("invalid regex: " + e.getDescription(), e);
+        }
+        String rel = WorkspacePaths.normalize(path);
+        FileInfo start = stat(rel);
+        List<String> files = new ArrayList<>();
+        if (start.isFile()) {
+            files.add(rel);
+        } else if (start.isDirectory()) {
+            Predicate<String> excluded = Globs.any(options.excludes());
+            Predicate<String> included = options.includes().isEmpty() ? p -> true : Globs.any(options.includes());
+            String prefix = rel.isEmpty() ? "" : rel + "/";
+            try (SecureDirectoryStream<Path> dir = openDirs(WorkspacePaths.segments(rel), rel)) {
+                walk(dir, rel, Integer.MAX_VALUE, (info, attrs) -> {
+                    String relative = info.path().substring(prefix.length());
+                    if (excluded.test(relative)) {
+                        return false;
+                    }
+                    if (info.isFile() && info.size() <= GREP_MAX_FILE_BYTES && included.test(relative)) {
+                        files.add(info.path());
+                    }
+                    return true;
+                });
+            } catch (IOException e) {
+                throw translate(e, rel);
+            }
+            Collections.sort(files);
+        }
+        List<GrepMatch> matches = new ArrayList<>();
+        for (String file : files) {
+            byte[] bytes;
+            try {
+                bytes = readBytes(file);
+            } catch (SandboxException e) {
+                continue; // vanished, replaced by a link, grew past the cap: skip it like grep -s
+            }
+            if (isBinary(bytes)) {
+                continue;
+            }
+            List<String> lines = TextEdits.lines(new String(bytes, StandardCharsets.UTF_8));
+            for (int i = 0; i < lines.size(); i++) {
+                String line = stripTerminator(lines.get(i));
+                Matcher m = pattern.matcher(line);
+                if (m.find()) {
+                    matches.add(new GrepMatch(file, i + 1,
+                            line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
+                    if (matches.size() >= options.maxResults()) {
+                        return matches;
+                    }
+                }
+            }
+        }
+        return matches;
+    }
+
+    private static boolean isBinary(byte[] bytes) {
+        for (int i = 0, n = Math.min(bytes.length, 8192); i < n; i++) {
+            if (bytes[i] == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String stripTerminator(String line) {
+        int end = line.length();
+        if (end > 0 && line.charAt(end - 1) == '\n') {
+            end--;
+        }
+        if (end > 0 && line.charAt(end - 1) == '\r') {
+            end--;
+        }
+        return line.substring(0, end);
+    }
+
+    private interface Visitor {
+        /** Returns whether to descend (for directories) — false also skips the subtree. */
+        boolean visit(FileInfo info, BasicFileAttributes attrs);
+    }
+
+    private void walk(SecureDirectoryStream<Path> dir, String rel, int depth, Visitor visitor) throws IOException {
+        List<String> names = new ArrayList<>();
+        for (Path entry : dir) {
+            names.add(entry.getFileName().toString());
+        }
+        Collections.sort(names);
+        for (String name : names) {
+            String childRel = WorkspacePaths.child(rel, name);
+            BasicFileAttributes attrs;
+            try {
+                attrs = attrs(dir, name);
+            } catch (InvalidPathException e) {
+                continue; // a name this JVM cannot map back to bytes: skip it rather than fail the listing
+            }
+            if (attrs == null) {
+                continue; // deleted meanwhile
+            }
+            FileInfo info = info(childRel, attrs, dir, name);
+            boolean descend = visitor.visit(info, attrs);
+            if (descend && depth > 1 && attrs.isDirectory()) {
+                try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(p(name, childRel),
+                        LinkOption.NOFOLLOW_LINKS)) {
+                    walk(child, childRel, depth - 1, visitor);
+                } catch (NoSuchFileException | NotDirectoryException | FileSystemLoopException vanished) {
+                    // replaced meanwhile: never followed, just skipped
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- changing the tree
+
+    @Override
+    public void move(String from, String to, boolean overwrite) {
+        guard();
+        String src = WorkspacePaths.requireNonRoot(from);
+        String dst = WorkspacePaths.requireNonRoot(to);
+        if (dst.equals(src)) {
+            return;
+        }
+        if (dst.startsWith(src + "/")) {
+            throw new SandboxException(ErrorKind.INVALID_PATH, "cannot move " + src + " into itself (" + dst + ")");
+        }
+        List<String> s = WorkspacePaths.segments(src);
+        List<String> d = WorkspacePaths.segments(dst);
+        try (SecureDirectoryStream<Path> srcDir = openDirs(s.subList(0, s.size() - 1), src)) {
+            String srcName = s.get(s.size() - 1);
+            BasicFileAttributes srcAttrs = attrs(srcDir, srcName);
+            if (srcAttrs == null) {
+                throw notFound(src);
+            }
+            try (SecureDirectoryStream<Path> dstDir = mkdirs(d.subList(0, d.size() - 1), dst)) {
+                String dstName = d.get(d.size() - 1);
+                checkTarget(dstDir, dstName, dst, srcAttrs, overwrite);
+                srcDir.move(p(srcName, src), dstDir, p(dstName, dst));
+            }
+        } catch (IOException e) {
+            throw translate(e, src);
+        }
+    }
+
+    @Override
+    public void copy(String from, String to, boolean overwrite) {
+        guard();
+        String src = WorkspacePaths.requireNonRoot(from);
+        String dst = WorkspacePaths.requireNonRoot(to);
+        if (dst.equals(src) || dst.startsWith(src + "/")) {
+            throw new SandboxException(ErrorKind.INVALID_PATH, "cannot copy " + src + " onto or into itself");
+        }
+        List<String> s = WorkspacePaths.segments(src);
+        List<String> d = WorkspacePaths.segments(dst);
+        try (SecureDirectoryStream<Path> srcDir = openDirs(s.subList(0, s.size() - 1), src)) {
+            String srcName = s.get(s.size() - 1);
+            BasicFileAttributes srcAttrs = attrs(srcDir, srcName);
+            if (srcAttrs == null) {
+                throw notFound(src);
+            }
+            try (SecureDirectoryStream<Path> dstDir = mkdirs(d.subList(0, d.size() - 1), dst)) {
+                String dstName = d.get(d.size() - 1);
+                checkTarget(dstDir, dstName, dst, srcAttrs, overwrite);
+                BasicFileAttributes existing = attrs(dstDir, dstName);
+                if (existing != null && existing.isDirectory()) {
+                    deleteTree(dstDir, dstName, dst); // overwrite asked, and the target is an empty directory
+                }
+                copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst);
+            }
+        } catch (IOException e) {
+            throw translate(e, src);
+        }
+    }
+
+    private void checkTarget(SecureDirectoryStream<Path> dir, String name, String rel, BasicFileAttributes src,
+                             boolean overwrite) throws IOException {
+        BasicFileAttributes target = attrs(dir, name);
+        if (target == null) {
+            return;
+        }
+        if (!overwrite) {
+            throw new SandboxException(ErrorKind.ALREADY_EXISTS, rel + " already exists");
+        }
+        if (target.isDirectory()) {
+            if (!src.isDirectory()) {
+                throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
+            }
+            try (SecureDirectoryStream<Path> t = dir.newDirectoryStream(p(name, rel), LinkOption.NOFOLLOW_LINKS)) {
+                if (t.iterator().hasNext()) {
+                    throw new SandboxException(ErrorKind.DIRECTORY_NOT_EMPTY, rel + " is a non-empty directory");
+                }
+            }
+        } else if (src.isDirectory()) {
+            throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, rel + " exists and is not a directory");
+        }
+    }
+
+    private void copyEntry(SecureDirectoryStream<Path> srcDir, String srcName, String src, BasicFileAttributes attrs,
+                           SecureDirectoryStream<Path> dstDir, String dstName, String dst) throws IOException {
+        Path temp = newStagingPath();
+        try {
+            if (attrs.isSymbolicLink()) {
+                Files.createSymbolicLink(temp, readLink(src));
+                own(temp, null, null);
+                moveIn(temp, dstDir, dstName, dst);
+            } else if (attrs.isDirectory()) {
+                Files.createDirectory(temp);
+                own(temp, null, permissions(attrs));
+                moveIn(temp, dstDir, dstName, dst);
+                try (SecureDirectoryStream<Path> from = srcDir.newDirectoryStream(p(srcName, src),
+                        LinkOption.NOFOLLOW_LINKS);
+                     SecureDirectoryStream<Path> into = dstDir.newDirectoryStream(p(dstName, dst),
+                             LinkOption.NOFOLLOW_LINKS)) {
+                    List<String> names = new ArrayList<>();
+                    for (Path entry : from) {
+                        names.add(entry.getFileName().toString());
+                    }
+                    for (String name : names) {
+                        BasicFileAttributes childAttrs = attrs(from, name);
+                        if (childAttrs != null) {
+                            copyEntry(from, name, src + "/" + name, childAttrs, into, name, dst + "/" + name);
+                        }
+                    }
+                }
+            } else if (attrs.isRegularFile()) {
+                try (SeekableByteChannel in = srcDir.newByteChannel(p(srcName, src),
+                        Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+                     OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
+                             StandardOpenOption.WRITE)) {
+                    copyBounded(Channels.newInputStream(in), out, options.maxFileBytes, dst);
+                }
+                own(temp, null, permissions(attrs));
+                moveIn(temp, dstDir, dstName, dst);
+            } else {
+                throw specialRefused(src);
+            }
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    private static Set<PosixFilePermission> permissions(BasicFileAttributes attrs) {
+        return attrs instanceof PosixFileAttributes ? ((PosixFileAttributes) attrs).permissions()
+                : java.nio.file.attribute.PosixFilePermissions.fromString(attrs.isDirectory() ? "rwxr-xr-x" : "rw-r--r--");
+    }
+
+    @Override
+    public void delete(String path, boolean recursive) {
+        guard();
+        String rel = WorkspacePaths.requireNonRoot(path);
+        List<String> segments = WorkspacePaths.segments(rel);
+        try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
+            String name = segments.get(segments.size() - 1);
+            BasicFileAttributes attrs = attrs(dir, name);
+            if (attrs == null) {
+                throw notFound(rel);
+            }
+            if (attrs.isDirectory()) {
+                if (recursive) {
+                    deleteTree(dir, name, rel);
+                } else {
+                    dir.deleteDirectory(p(name, rel));
+                }
+            } else {
+                dir.deleteFile(p(name, rel));
+            }
+        } catch (IOException e) {
+            throw translate(e, rel);
+        }
+    }
+
+    private void deleteTree(SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
+        try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(p(name, rel), LinkOption.NOFOLLOW_LINKS)) {
+            List<String> names = new ArrayList<>();
+            for (Path entry : child) {
+                names.add(entry.getFileName().toString());
+            }
+            for (String n : names) {
+                BasicFileAttributes a = attrs(child, n);
+                if (a == null) {
+                    continue;
+                }
+                if (a.isDirectory()) {
+                    deleteTree(child, n, rel + "/" + n);
+                } else {
+                    child.deleteFile(p(n, rel));
+                }
+            }
+        }
+        dir.deleteDirectory(p(name, rel));
+    }
+
+    // ---------------------------------------------------------------- editing
+
+    @Override
+    public EditResult replace(String path, String oldText, String newText) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        String before = readText(rel);
+        String after = TextEdits.replaceUnique(rel, before, oldText, newText);
+        write(rel, after);
+        return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), 1, true);
+    }
+
+    @Override
+    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        String before = readText(rel);
+        String after = TextEdits.applyAll(rel, before, edits);
+        if (!dryRun) {
+            write(rel, after);
+        }
+        return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), edits.size(), !dryRun);
+    }
+
+    // ---------------------------------------------------------------- walking
+
+    private void guard() {
+        options.guard.run();
+    }
+
+    private SecureDirectoryStream<Path> openRoot() throws IOException {
+        return (SecureDirectoryStream<Path>) Files.newDirectoryStream(root);
+    }
+
+    /** Opens an existing directory without creating or following anything; the caller closes it. */
+    private SecureDirectoryStream<Path> openDirs(List<String> segments, String rel) throws IOException {
+        SecureDirectoryStream<Path> dir = openRoot();
+        try {
+            StringBuilder walked = new StringBuilder();
+            for (String segment : segments) {
+                walked.append(walked.length() == 0 ? "" : "/").append(segment);
+                BasicFileAttributes attrs = attrs(dir, segment);
+                if (attrs == null) {
+                    throw notFound(walked.toString());
+                }
+                if (attrs.isSymbolicLink()) {
+                    throw linkRefused(walked.toString());
+                }
+                if (!attrs.isDirectory()) {
+                    throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, walked + " is not a directory");
+                }
+                SecureDirectoryStream<Path> next = dir.newDirectoryStream(p(segment, rel), LinkOption.NOFOLLOW_LINKS);
+                dir.close();
+                dir = next;
+            }
+            return dir;
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+    }
+
+    private interface ChannelWork<T> {
+        T apply(SeekableByteChannel channel, String display) throws IOException;
+    }
+
+    private <T> T withRegularFile(String path, OpenOption mode, ChannelWork<T> work) {
+        guard();
+        String rel = WorkspacePaths.requireNonRoot(path);
+        List<String> segments = WorkspacePaths.segments(rel);
+        try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
+            String name = segments.get(segments.size() - 1);
+            BasicFileAttributes attrs = attrs(dir, name);
+            if (attrs == null) {
+                throw notFound(rel);
+            }
+            if (attrs.isDirectory()) {
+                throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
+            }
+            requireRegular(attrs, rel);
+            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel), Set.of(mode, LinkOption.NOFOLLOW_LINKS))) {
+                return work.apply(ch, rel);
+            }
+        } catch (IOException e) {
+            throw translate(e, rel);
+        } catch (UncheckedIOException e) {
+            throw translate(e.getCause(), rel);
+        }
+    }
+
+    private void requireRegular(BasicFileAttributes attrs, String rel) {
+        if (attrs.isSymbolicLink()) {
+            throw linkRefused(rel);
+        }
+        if (attrs.isDirectory()) {
+            throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
+        }
+        if (!attrs.isRegularFile()) {
+            throw specialRefused(rel);
+        }
+    }
+
+    /** Attributes of {@code name} in {@code dir} without following a link, or null when it does not exist. */
+    private BasicFileAttributes attrs(SecureDirectoryStream<Path> dir, String name) throws IOException {
+        Path p = p(name, name);
+        try {
+            PosixFileAttributeView posix = dir.getFileAttributeView(p, PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (posix != null) {
+                return posix.readAttributes();
+            }
+            return dir.getFileAttributeView(p, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    private FileInfo info(String rel, BasicFileAttributes attrs, SecureDirectoryStream<Path> dir, String name) {
+        FileType type = attrs.isSymbolicLink() ? FileType.SYMLINK : attrs.isDirectory() ? FileType.DIRECTORY
+                : attrs.isRegularFile() ? FileType.FILE : FileType.OTHER;
+        int mode = attrs instanceof PosixFileAttributes ? mode(((PosixFileAttributes) attrs).permissions()) : -1;
+        Instant modified = attrs.lastModifiedTime().toInstant();
+        String target = null;
+        if (type == FileType.SYMLINK) {
+            try {
+                target = readLink(rel).toString();
+            } catch (IOException | RuntimeException e) {
+                target = "";
+            }
+        }
+        return new FileInfo(rel, type, attrs.size(), mode, modified, target);
+    }
+
+    /** The stored target of a link; reads only the link itself (SecureDirectoryStream has no readlinkat). */
+    private Path readLink(String rel) throws IOException {
+        return Files.readSymbolicLink(root.resolve(rel));
+    }
+
+    private Path p(String name, String rel) {
+        try {
+            return root.getFileSystem().getPath(name);
+        } catch (InvalidPathException e) {
+            throw new SandboxException(ErrorKind.INVALID_PATH, "invalid path '" + rel
+                    + "': a name cannot be encoded on this file system (start the JVM with a UTF-8 locale)");
+        }
+    }
+
+    private static int mode(Set<PosixFilePermission> perms) {
+        int mode = 0;
+        for (PosixFilePermission p : EnumSet.allOf(PosixFilePermission.class)) {
+            mode <<= 1;
+            if (perms.contains(p)) {
+                mode |= 1;
+            }
+        }
+        return mode;
+    }
+
+    private void checkSize(String path, long size) {
+        if (options.maxFileBytes > 0 && size > options.maxFileBytes) {
+            throw tooLarge(path, size);
+        }
+    }
+
+    private static void copyBounded(InputStream in, OutputStream out, long max, String rel) throws IOException {
+        byte[] buf = new byte[64 * 1024];
+        long total = 0;
+        for (int n; (n = in.read(buf)) != -1; ) {
+            total += n;
+            if (max > 0 && total > max) {
+                throw tooLarge(rel, total);
+            }
+            out.write(buf, 0, n);
+        }
+    }
+
+    // ---------------------------------------------------------------- errors: the one translation point
+
+    private static SandboxException tooLarge(String rel, long size) {
+        return new SandboxException(ErrorKind.TOO_LARGE, rel + " is too large (" + size + " bytes or more)");
+    }
+
+    private static SandboxException notFound(String rel) {
+        return new SandboxException(ErrorKind.NOT_FOUND, rel + ": no such file or directory");
+    }
+
+    private static SandboxException linkRefused(String rel) {
+        return new SandboxException(ErrorKind.PERMISSION_DENIED, rel
+                + " is a symbolic link; the file API does not follow links");
+    }
+
+    private static SandboxException specialRefused(String rel) {
+        return new SandboxException(ErrorKind.PERMISSION_DENIED, rel
+                + " is a special file (FIFO, socket or device); the file API does not open those");
+    }
+
+    /** Maps an NIO failure to an error kind; the message names the workspace path, never the host path. */
+    static SandboxException translate(IOException e, String rel) {
+        String reason = e instanceof FileSystemException && ((FileSystemException) e).getReason() != null
+                ? ((FileSystemException) e).getReason() : "";
+        if (e instanceof NoSuchFileException) {
+            return new SandboxException(ErrorKind.NOT_FOUND, rel + ": no such file or directory", e);
+        }
+        if (e instanceof FileAlreadyExistsException) {
+            return new SandboxException(ErrorKind.ALREADY_EXISTS, rel + " already exists", e);
+        }
+        if (e instanceof DirectoryNotEmptyException) {
+            return new SandboxException(ErrorKind.DIRECTORY_NOT_EMPTY, rel + " is a non-empty directory", e);
+        }
+        if (e instanceof NotDirectoryException || reason.contains("Not a directory")) {
+            return new SandboxException(ErrorKind.NOT_A_DIRECTORY, rel + ": a parent is not a directory", e);
+        }
+        if (e instanceof FileSystemLoopException || reason.contains("symbolic link")) {
+            return linkRefused(rel);
+        }
+        if (e instanceof AccessDeniedException || reason.contains("Permission denied")
+                || reason.contains("Operation not permitted")) {
+            return new SandboxException(ErrorKind.PERMISSION_DENIED, rel + ": permission denied", e);
+        }
+        if (reason.contains("Is a directory")) {
+            return new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory", e);
+        }
+        if (reason.contains("File name too long")) {
+            return new SandboxException(ErrorKind.INVALID_PATH, "invalid path '" + rel + "': name too long", e);
+        }
+        if (reason.contains("File too large") || reason.contains("Disk quota exceeded")) {
+            return new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + reason, e);
+        }
+        if (reason.contains("Invalid argument")) {
+            return new SandboxException(ErrorKind.INVALID_PATH, "invalid path '" + rel + "': " + reason, e);
+        }
+        return new SandboxException(ErrorKind.IO_ERROR, rel + ": " + (reason.isEmpty()
+                ? e.getClass().getSimpleName() : reason), e);
+    }
+}
