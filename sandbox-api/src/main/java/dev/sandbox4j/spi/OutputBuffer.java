@@ -152,6 +152,11 @@ public final class OutputBuffer {
         }
     }
 
+    /** Bytes this buffer holds on to, whatever went through it: {@code 8 × limit}. */
+    public long retainedBytes() {
+        return (long) head.length + tail.length;
+    }
+
     /** Bytes written so far, all of them. */
     public synchronized long totalBytes() {
         return totalBytes;

@@ -220,12 +220,12 @@ public final class TextEdits {
                     ops.add(new int[] {0, prefix + i});
                     i++;
                     j++;
-                } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-                    ops.add(new int[] {2, prefix + j});
-                    j++;
-                } else {
+                } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
                     ops.add(new int[] {1, prefix + i});
                     i++;
+                } else {
+                    ops.add(new int[] {2, prefix + j});
+                    j++;
                 }
             }
         }

@@ -1,0 +1,421 @@
+package dev.sandbox4j.memory;
+
+import com.google.common.jimfs.Configuration;
+import com.google.common.jimfs.Jimfs;
+import dev.sandbox4j.CodeRequest;
+import dev.sandbox4j.CodeResult;
+import dev.sandbox4j.CodeRunner;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.FileInfo;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Shell;
+import dev.sandbox4j.Truncation;
+import dev.sandbox4j.spi.NioWorkspace;
+import dev.sandbox4j.spi.OutputBuffer;
+import dev.sandbox4j.spi.WorkspacePaths;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * An in-memory sandbox for unit tests of code that uses sandbox4j: a real {@link FileSystem} on jimfs (the full
+ * contract, the same implementation the local jail uses on the host), and a scripted {@link Shell} and
+ * {@link CodeRunner} that record every call.
+ *
+ * <pre>{@code
+ * MemorySandbox sandbox = MemorySandbox.open()
+ *     .onCommand("pytest -q", ExecResult.of(0, "3 passed\n", ""))
+ *     .onCommandMatching("git .*", request -> ExecResult.of(0, "", ""))
+ *     .onCode(Language.PYTHON, request -> ExecResult.of(0, "42\n", ""));
+ * // ... exercise the code under test ...
+ * assertThat(sandbox.commands()).extracting(ExecRequest::displayCommand).containsExactly("pytest -q");
+ * }</pre>
+ *
+ * <p>A command is answered by the first handler that matches, else by a builtin ({@code echo}, {@code cat},
+ * {@code ls}, {@code pwd}, {@code true}, {@code false}, over the workspace), else with exit 127 and
+ * {@code command not found} on stderr, like a shell. Output is capped head+tail as on a real backend. Nothing runs:
+ * no process, no network, no timeout.
+ */
+public final class MemorySandbox implements Sandbox {
+    static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS);
+
+    private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
+
+    private final String id = "memory-" + UUID.randomUUID();
+    private final SandboxSpec spec;
+    private final java.nio.file.FileSystem jimfs;
+    private final NioWorkspace files;
+    private final long deadlineNanos;
+    private volatile boolean closed;
+
+    private final List<Rule> rules = new CopyOnWriteArrayList<>();
+    private final Map<Language, CodeHandler> interpreters = new ConcurrentHashMap<>();
+    private final List<ExecRequest> commands = new CopyOnWriteArrayList<>();
+    private final List<CodeRequest> codeRuns = new CopyOnWriteArrayList<>();
+    private final Shell shell = new MemoryShell();
+    private final CodeRunner code = new MemoryCodeRunner();
+
+    private record Rule(Predicate<ExecRequest> when, CommandHandler handler) {
+    }
+
+    private MemorySandbox(SandboxSpec spec) {
+        this.spec = Objects.requireNonNull(spec, "spec");
+        this.jimfs = Jimfs.newFileSystem(Configuration.unix().toBuilder()
+                .setAttributeViews("basic", "owner", "posix", "unix").build());
+        Path workspace = jimfs.getPath(WorkspacePaths.WORKSPACE);
+        Path staging = jimfs.getPath("/.staging");
+        try {
+            Files.createDirectories(workspace);
+            Files.createDirectories(staging);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.INTERNAL, "cannot set up jimfs", e);
+        }
+        this.files = new NioWorkspace(workspace, staging, NioWorkspace.Options.defaults()
+                .withMaxFileBytes(spec.limits().maxFileBytes())
+                .withGuard(this::checkOpen));
+        this.deadlineNanos = System.nanoTime() + spec.lifetime().toNanos();
+        spec.files().forEach(files::write);
+    }
+
+    /** Opens an in-memory sandbox with default settings. */
+    public static MemorySandbox open() {
+        return open(SandboxSpec.defaults());
+    }
+
+    /** Opens an in-memory sandbox; the spec's files are written, its lifetime and output cap apply. */
+    public static MemorySandbox open(SandboxSpec spec) {
+        return new MemorySandbox(spec);
+    }
+
+    // ------------------------------------------------------------ scripting
+
+    /** Answers the exact command line (or argv joined by spaces) with a fixed result. */
+    public MemorySandbox onCommand(String command, ExecResult result) {
+        Objects.requireNonNull(result, "result");
+        return onCommand(command, request -> result);
+    }
+
+    /** Answers the exact command line (or argv joined by spaces) with a handler. */
+    public MemorySandbox onCommand(String command, CommandHandler handler) {
+        Objects.requireNonNull(command, "command");
+        return onCommand(request -> request.displayCommand().equals(command), handler);
+    }
+
+    /** Answers commands whose whole command line matches the regex. */
+    public MemorySandbox onCommandMatching(String regex, CommandHandler handler) {
+        Pattern pattern = Pattern.compile(regex);
+        return onCommand(request -> pattern.matcher(request.displayCommand()).matches(), handler);
+    }
+
+    /** Answers commands the predicate accepts. Handlers are tried in the order they were added. */
+    public MemorySandbox onCommand(Predicate<ExecRequest> when, CommandHandler handler) {
+        rules.add(new Rule(Objects.requireNonNull(when, "when"), Objects.requireNonNull(handler, "handler")));
+        return this;
+    }
+
+    /** Makes {@code language} runnable, answered by the handler; {@link CodeRunner#languages()} then lists it. */
+    public MemorySandbox onCode(Language language, CodeHandler handler) {
+        interpreters.put(Objects.requireNonNull(language, "language"), Objects.requireNonNull(handler, "handler"));
+        return this;
+    }
+
+    /** Every command run so far, in order (handled, builtin or unknown). */
+    public List<ExecRequest> commands() {
+        return List.copyOf(commands);
+    }
+
+    /** Every code snippet run so far, in order. */
+    public List<CodeRequest> codeRuns() {
+        return List.copyOf(codeRuns);
+    }
+
+    // ------------------------------------------------------------ Sandbox
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public Shell shell() {
+        return shell;
+    }
+
+    @Override
+    public CodeRunner code() {
+        return code;
+    }
+
+    @Override
+    public FileSystem files() {
+        return files;
+    }
+
+    @Override
+    public SandboxInfo info() {
+        checkOpen();
+        return new SandboxInfo(id, MemorySandboxProvider.NAME, FEATURES, ResourceLimits.NONE,
+                Map.of("filesystem", "jimfs"));
+    }
+
+    @Override
+    public boolean isOpen() {
+        if (!closed && System.nanoTime() - deadlineNanos > 0) {
+            close();
+        }
+        return !closed;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            jimfs.close();
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.INTERNAL, "cannot close jimfs", e);
+        }
+    }
+
+    private void checkOpen() {
+        if (!isOpen()) {
+            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
+        }
+    }
+
+    private int outputLimit(int requested) {
+        return requested > 0 ? requested : spec.outputLimit();
+    }
+
+    /** The result as a real backend would return it: output capped head+tail, with the time really taken. */
+    static ExecResult capped(ExecResult result, int limit, long startNanos) {
+        OutputBuffer out = new OutputBuffer(limit);
+        out.write(result.stdout().getBytes(StandardCharsets.UTF_8));
+        OutputBuffer err = new OutputBuffer(limit);
+        err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
+        Truncation outT = out.truncation();
+        Truncation errT = err.truncation();
+        return new ExecResult(result.status(), result.exitCode(), out.text(), err.text(),
+                Duration.ofNanos(System.nanoTime() - startNanos), outT, errT, result.detail());
+    }
+
+    // ------------------------------------------------------------ shell
+
+    private final class MemoryShell implements Shell {
+        @Override
+        public ExecResult run(ExecRequest request) {
+            checkOpen();
+            Objects.requireNonNull(request, "request");
+            long start = System.nanoTime();
+            commands.add(request);
+            String cwd = request.cwd() == null ? "" : WorkspacePaths.normalize(request.cwd());
+            if (!cwd.isEmpty() && !files.stat(cwd).isDirectory()) {
+                throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory " + cwd
+                        + " is not a directory");
+            }
+            ExecResult result = null;
+            for (Rule rule : rules) {
+                if (rule.when().test(request)) {
+                    result = rule.handler().handle(request);
+                    break;
+                }
+            }
+            if (result == null) {
+                result = builtin(request, cwd);
+            }
+            return capped(result, outputLimit(request.outputLimit()), start);
+        }
+
+        @Override
+        public ExecHandle start(ExecRequest request, OutputListener listener) {
+            checkOpen();
+            throw new SandboxException(ErrorKind.UNSUPPORTED,
+                    "the in-memory sandbox runs no processes, so it has no background commands");
+        }
+    }
+
+    private ExecResult builtin(ExecRequest request, String cwd) {
+        List<String> words;
+        if (request.shellCommand() != null) {
+            String line = request.shellCommand().trim();
+            if (SHELL_SYNTAX.matcher(line).find()) {
+                return ExecResult.of(127, "", "sh: 1: " + line
+                        + ": not found (the in-memory shell runs only single builtins; script this command"
+                        + " with onCommand)\n");
+            }
+            words = split(line);
+        } else {
+            words = request.argv();
+        }
+        if (words.isEmpty()) {
+            return ExecResult.of(0, "", "");
+        }
+        String program = words.get(0);
+        List<String> args = words.subList(1, words.size());
+        switch (program) {
+            case "true":
+                return ExecResult.of(0, "", "");
+            case "false":
+                return ExecResult.of(1, "", "");
+            case "pwd":
+                return ExecResult.of(0, WorkspacePaths.absolute(cwd) + "\n", "");
+            case "echo": {
+                boolean newline = args.isEmpty() || !args.get(0).equals("-n");
+                List<String> rest = newline ? args : args.subList(1, args.size());
+                return ExecResult.of(0, String.join(" ", rest) + (newline ? "\n" : ""), "");
+            }
+            case "cat": {
+                if (args.isEmpty()) {
+                    byte[] stdin = request.stdin();
+                    return ExecResult.of(0, stdin == null ? "" : new String(stdin, StandardCharsets.UTF_8), "");
+                }
+                StringBuilder out = new StringBuilder();
+                StringBuilder err = new StringBuilder();
+                for (String arg : args) {
+                    try {
+                        out.append(files.readText(resolve(cwd, arg)));
+                    } catch (SandboxException e) {
+                        err.append("cat: ").append(arg).append(": ").append(describe(e)).append('\n');
+                    }
+                }
+                return ExecResult.of(err.length() == 0 ? 0 : 1, out.toString(), err.toString());
+            }
+            case "ls": {
+                List<String> targets = args.isEmpty() ? List.of(".") : args;
+                StringBuilder out = new StringBuilder();
+                StringBuilder err = new StringBuilder();
+                for (String arg : targets) {
+                    try {
+                        String path = resolve(cwd, arg);
+                        FileInfo info = files.stat(path);
+                        if (info.isDirectory()) {
+                            for (FileInfo child : files.list(path, 1, false)) {
+                                out.append(child.name()).append('\n');
+                            }
+                        } else {
+                            out.append(arg).append('\n');
+                        }
+                    } catch (SandboxException e) {
+                        err.append("ls: cannot access '").append(arg).append("': ").append(describe(e)).append('\n');
+                    }
+                }
+                return ExecResult.of(err.length() == 0 ? 0 : 2, out.toString(), err.toString());
+            }
+            default:
+                return ExecResult.of(127, "", "sh: 1: " + program + ": command not found\n");
+        }
+    }
+
+    private static String describe(SandboxException e) {
+        switch (e.kind()) {
+            case NOT_FOUND:
+                return "No such file or directory";
+            case IS_A_DIRECTORY:
+                return "Is a directory";
+            case NOT_A_DIRECTORY:
+                return "Not a directory";
+            default:
+                return e.getMessage();
+        }
+    }
+
+    private static String resolve(String cwd, String arg) {
+        if (arg.startsWith("/")) {
+            return arg;
+        }
+        return cwd.isEmpty() ? arg : cwd + "/" + arg;
+    }
+
+    /** Splits a command line into words, honouring single and double quotes. */
+    static List<String> split(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        char quote = 0;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                inWord = true;
+            } else if (Character.isWhitespace(c)) {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+
+    // ------------------------------------------------------------ code
+
+    private final class MemoryCodeRunner implements CodeRunner {
+        @Override
+        public Set<Language> languages() {
+            checkOpen();
+            return Set.copyOf(interpreters.keySet());
+        }
+
+        @Override
+        public CodeResult run(CodeRequest request) {
+            checkOpen();
+            Objects.requireNonNull(request, "request");
+            long start = System.nanoTime();
+            CodeHandler handler = interpreters.get(request.language());
+            if (handler == null) {
+                String known = new TreeSet<>(interpreters.keySet().stream().map(Language::id)
+                        .collect(Collectors.toList())).toString();
+                throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, request.language().id()
+                        + " is not available in this sandbox; supported: " + known);
+            }
+            codeRuns.add(request);
+            ExecResult result = handler.run(request);
+            return CodeResult.of(request.language(), capped(result, outputLimit(request.outputLimit()), start));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemorySandbox[" + id + (closed ? ", closed" : "") + "]";
+    }
+}
