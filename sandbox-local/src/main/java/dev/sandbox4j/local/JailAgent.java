@@ -1,0 +1,328 @@
+package dev.sandbox4j.local;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The jail's main process, and the whole host/jail protocol. Runs inside the jail as {@code java -cp /opt/sandbox4j
+ * dev.sandbox4j.local.JailAgent}; reads frames on stdin and writes frames on stdout. It must stay one self-contained
+ * class (no nested or anonymous classes, no other dependencies): the host copies this class file alone into the jail.
+ *
+ * <p>A frame is {@code int length, byte type, int id, byte[length - 5] payload} (big-endian).
+ */
+final class JailAgent {
+    // host -> jail
+    static final byte SPAWN = 1;      // payload: strings argv..., then env as "K=V"..., then cwd (see encode)
+    static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
+    static final byte STDIN = 3;
+    static final byte STDIN_CLOSE = 4;
+    static final byte SIGNAL = 5;     // payload: one byte, 15 = TERM, 9 = KILL; whole tree of the command
+    // jail -> host
+    static final byte SPAWNED = 10;   // payload: int pid in the jail
+    static final byte FAILED = 11;    // payload: message
+    static final byte STDOUT = 12;
+    static final byte STDERR = 13;
+    static final byte EXIT = 14;      // payload: int exit code (128 + signal when signalled)
+    static final byte READY = 15;
+
+    static final String MARKER = "SANDBOX4J_CMD";
+    /** Gate: the command waits for one line on stdin before exec, so the host can move it into cgroups first. */
+    static final String GATE = "IFS= read -r _g || exit 125; exec \"$@\"";
+
+    private static final int MAX_FRAME = 16 << 20;
+
+    private final DataOutputStream out;
+    private final Map<Integer, Proc> procs = new ConcurrentHashMap<>();
+
+    private JailAgent(OutputStream out) {
+        this.out = new DataOutputStream(out);
+    }
+
+    static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len)
+            throws IOException {
+        synchronized (out) {
+            out.writeInt(len + 5);
+            out.writeByte(type);
+            out.writeInt(id);
+            out.write(payload, off, len);
+            out.flush();
+        }
+    }
+
+    /** Reads one frame: returns {type, id, payload} as Object[]; null at end of stream. */
+    static Object[] readFrame(DataInputStream in) throws IOException {
+        int len;
+        try {
+            len = in.readInt();
+        } catch (EOFException e) {
+            return null;
+        }
+        if (len < 5 || len > MAX_FRAME) {
+            throw new IOException("bad frame length " + len);
+        }
+        byte type = in.readByte();
+        int id = in.readInt();
+        byte[] payload = new byte[len - 5];
+        in.readFully(payload);
+        return new Object[] {type, id, payload};
+    }
+
+    static byte[] encodeStrings(List<String> strings) {
+        try {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            DataOutputStream d = new DataOutputStream(bytes);
+            d.writeInt(strings.size());
+            for (String s : strings) {
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                d.writeInt(b.length);
+                d.write(b);
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static List<String> decodeStrings(DataInputStream d) throws IOException {
+        int n = d.readInt();
+        List<String> list = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] b = new byte[d.readInt()];
+            d.readFully(b);
+            list.add(new String(b, StandardCharsets.UTF_8));
+        }
+        return list;
+    }
+
+    static byte[] intBytes(int v) {
+        return new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8), (byte) v};
+    }
+
+    static int readInt(byte[] b) {
+        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+    }
+
+    public static void main(String[] args) throws Exception {
+        JailAgent agent = new JailAgent(System.out);
+        System.setOut(System.err);
+        agent.send(READY, 0, new byte[0]);
+        agent.loop(new DataInputStream(System.in));
+        // the host closed the channel: the sandbox is closing
+        Runtime.getRuntime().halt(0);
+    }
+
+    private void send(byte type, int id, byte[] payload) {
+        send(type, id, payload, 0, payload.length);
+    }
+
+    private void send(byte type, int id, byte[] payload, int off, int len) {
+        try {
+            writeFrame(out, type, id, payload, off, len);
+        } catch (IOException e) {
+            Runtime.getRuntime().halt(3);
+        }
+    }
+
+    private void loop(DataInputStream in) throws IOException {
+        for (Object[] frame; (frame = readFrame(in)) != null; ) {
+            byte type = (Byte) frame[0];
+            int id = (Integer) frame[1];
+            byte[] payload = (byte[]) frame[2];
+            Proc p = procs.get(id);
+            switch (type) {
+                case SPAWN -> spawn(id, payload);
+                case GO -> {
+                    if (p != null) {
+                        p.stdin.add(new byte[] {'\n'});
+                        p.gateOpen = true;
+                    }
+                }
+                case STDIN -> {
+                    if (p != null) {
+                        p.stdin.add(payload);
+                    }
+                }
+                case STDIN_CLOSE -> {
+                    if (p != null) {
+                        p.stdin.add(new byte[0]);
+                    }
+                }
+                case SIGNAL -> {
+                    if (p != null) {
+                        signal(id, p, payload.length > 0 ? payload[0] : 9);
+                    }
+                }
+                default -> System.err.println("sandbox4j agent: unknown frame " + type);
+            }
+        }
+    }
+
+    /** One running command; a plain holder (no nested class allowed, so it is an Object[]-free record of fields). */
+    private static final class Proc { // NOTE: nested class file JailAgent$Proc.class is copied too
+        Process process;
+        final LinkedBlockingQueue<byte[]> stdin = new LinkedBlockingQueue<>();
+        volatile boolean gateOpen;
+        volatile boolean done;
+        Thread outPump;
+        Thread errPump;
+    }
+
+    private static Thread thread(Runnable r, String name) {
+        Thread t = new Thread(null, r, name, 256 * 1024);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private void spawn(int id, byte[] payload) {
+        try {
+            DataInputStream d = new DataInputStream(new java.io.ByteArrayInputStream(payload));
+            List<String> argv = decodeStrings(d);
+            List<String> env = decodeStrings(d);
+            String cwd = decodeStrings(d).get(0);
+            List<String> cmd = new ArrayList<>();
+            cmd.add("/bin/sh");
+            cmd.add("-c");
+            cmd.add(GATE);
+            cmd.add("sandbox4j");
+            cmd.addAll(argv);
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            Map<String, String> e = pb.environment();
+            for (String kv : env) {
+                int eq = kv.indexOf('=');
+                e.put(kv.substring(0, eq), kv.substring(eq + 1));
+            }
+            e.put(MARKER, Integer.toString(id));
+            File dir = new File(cwd);
+            if (!dir.isDirectory()) {
+                send(FAILED, id, ("working directory does not exist: " + cwd).getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            pb.directory(dir);
+            Proc p = new Proc();
+            p.process = pb.start();
+            procs.put(id, p);
+            p.outPump = thread(() -> pump(id, p, p.process.getInputStream(), STDOUT), "out-" + id);
+            p.errPump = thread(() -> pump(id, p, p.process.getErrorStream(), STDERR), "err-" + id);
+            thread(() -> feed(p), "in-" + id);
+            thread(() -> reap(id, p), "wait-" + id);
+            send(SPAWNED, id, intBytes((int) p.process.pid()));
+        } catch (IOException | RuntimeException e) {
+            send(FAILED, id, String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void pump(int id, Proc p, InputStream in, byte type) {
+        byte[] buf = new byte[64 * 1024];
+        try {
+            for (int n; (n = in.read(buf)) != -1; ) {
+                if (!p.done) {
+                    send(type, id, buf, 0, n);
+                }
+            }
+        } catch (IOException ignored) {
+            // stream closed
+        }
+    }
+
+    private void feed(Proc p) {
+        OutputStream in = p.process.getOutputStream();
+        try {
+            while (true) {
+                byte[] b = p.stdin.poll(1, TimeUnit.SECONDS);
+                if (b == null) {
+                    if (!p.process.isAlive()) {
+                        break;
+                    }
+                    continue;
+                }
+                if (b.length == 0) {
+                    break;
+                }
+                in.write(b);
+                in.flush();
+            }
+        } catch (IOException | InterruptedException ignored) {
+            // the command stopped reading
+        } finally {
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // nothing to do
+            }
+        }
+    }
+
+    private void reap(int id, Proc p) {
+        int code;
+        while (true) {
+            try {
+                code = p.process.waitFor();
+                break;
+            } catch (InterruptedException ignored) {
+                // keep waiting
+            }
+        }
+        // give the pipes a moment to deliver what the command wrote; a background child may hold them for ever
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        for (Thread t : new Thread[] {p.outPump, p.errPump}) {
+            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (left > 0) {
+                try {
+                    t.join(left);
+                } catch (InterruptedException ignored) {
+                    break;
+                }
+            }
+        }
+        p.done = true;
+        procs.remove(id);
+        send(EXIT, id, intBytes(code));
+    }
+
+    private void signal(int id, Proc p, int sig) {
+        List<ProcessHandle> targets = new ArrayList<>();
+        targets.add(p.process.toHandle());
+        p.process.toHandle().descendants().forEach(targets::add);
+        // processes that left the tree (setsid, double fork) still carry the marker in their environment
+        String marker = MARKER + "=" + id;
+        ProcessHandle.allProcesses().forEach(h -> {
+            try {
+                byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "environ"));
+                String s = new String(environ, StandardCharsets.UTF_8);
+                for (String kv : s.split("\0")) {
+                    if (kv.equals(marker)) {
+                        targets.add(h);
+                        break;
+                    }
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // gone or not ours
+            }
+        });
+        for (ProcessHandle h : targets) {
+            if (h.pid() == ProcessHandle.current().pid()) {
+                continue;
+            }
+            if (sig == 9) {
+                h.destroyForcibly();
+            } else {
+                h.destroy();
+            }
+        }
+    }
+}

@@ -1,0 +1,864 @@
+package dev.sandbox4j.local;
+
+import dev.sandbox4j.CodeRequest;
+import dev.sandbox4j.CodeResult;
+import dev.sandbox4j.CodeRunner;
+import dev.sandbox4j.CodeStatus;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Shell;
+import dev.sandbox4j.spi.NioWorkspace;
+import dev.sandbox4j.spi.OutputBuffer;
+import dev.sandbox4j.spi.WorkspacePaths;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/** One bubblewrap jail with the {@link JailAgent} as its main process. */
+final class LocalSandbox implements Sandbox, Shell, CodeRunner {
+    static final String PREFIX = "sandbox4j-local-";
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Set<LocalSandbox> OPEN = ConcurrentHashMap.newKeySet();
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sandbox4j-local-timer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (LocalSandbox s : List.copyOf(OPEN)) {
+                try {
+                    s.close();
+                } catch (RuntimeException ignored) {
+                    // best effort at exit
+                }
+            }
+        }, "sandbox4j-local-shutdown"));
+    }
+
+    private final String id;
+    private final SandboxSpec spec;
+    final Cgroups cgroups;
+    private final Path ctl;
+    private final Path workspace;
+    private final int uid;
+    private final int gid;
+    private final Process jail;
+    private final DataOutputStream toAgent;
+    private final OutputBuffer agentErr = new OutputBuffer(4000);
+    private final Map<Integer, Command> commands = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
+    private final SandboxInfo info;
+    private final Set<Language> languages;
+    private final FileSystem files;
+    private volatile ScheduledFuture<?> lifetimeTask;
+
+    private LocalSandbox(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path workspace, int uid, int gid,
+                         Process jail, SandboxInfo info) {
+        this.id = id;
+        this.spec = spec;
+        this.cgroups = cgroups;
+        this.ctl = ctl;
+        this.workspace = workspace;
+        this.uid = uid;
+        this.gid = gid;
+        this.jail = jail;
+        this.toAgent = new DataOutputStream(new java.io.BufferedOutputStream(jail.getOutputStream(), 65536));
+        this.info = info;
+        EnumSet<Language> langs = EnumSet.noneOf(Language.class);
+        if (Files.isExecutable(Path.of("/usr/bin/python3"))) {
+            langs.add(Language.PYTHON);
+        }
+        if (Files.isExecutable(Path.of("/usr/bin/node"))) {
+            langs.add(Language.JAVASCRIPT);
+        }
+        if (Files.isExecutable(Path.of("/usr/bin/bash"))) {
+            langs.add(Language.BASH);
+        }
+        this.languages = Collections.unmodifiableSet(langs);
+        NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(this::checkOpen)
+                .withMaxFileBytes(info.limits().maxFileBytes());
+        if (Host.isRoot()) {
+            fo = fo.withOwner(uid, gid);
+        }
+        this.files = new NioWorkspace(workspace, ctl.resolve("staging"), fo);
+    }
+
+    // ---------------------------------------------------------------- opening
+
+    static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec) {
+        if (spec.network() != NetworkPolicy.NONE) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend runs without network; network "
+                    + spec.network() + " is not supported (a mediated proxy is not implemented)");
+        }
+        String id = "sbx-" + HexFormat.of().formatHex(randomBytes());
+        boolean root = host.root;
+        int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
+        int gid = root ? uid : Host.currentGid();
+        ResourceLimits want = spec.limits();
+        Path ctl = null;
+        Path ws = null;
+        Cgroups cg = null;
+        try {
+            Files.createDirectories(options.tempDir());
+            ctl = Files.createTempDirectory(options.tempDir(), PREFIX + "ctl-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+            Files.setPosixFilePermissions(ctl, PosixFilePermissions.fromString("rwx--x--x"));
+            Files.createDirectory(ctl.resolve("staging"),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            ws = Files.createTempDirectory(options.tempDir(), PREFIX + "ws-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            if (root) {
+                chown(ws, uid, gid);
+            }
+            Path agentDir = ctl.resolve("agent");
+            Path pkg = agentDir.resolve("dev/sandbox4j/local");
+            Files.createDirectories(pkg);
+            for (String cls : List.of("JailAgent.class", "JailAgent$Proc.class")) {
+                try (InputStream in = LocalSandbox.class.getResourceAsStream(cls)) {
+                    if (in == null) {
+                        throw new IOException("agent class " + cls + " not found on the class path");
+                    }
+                    Files.write(pkg.resolve(cls), in.readAllBytes());
+                }
+            }
+            for (Path p = pkg; p != null && p.startsWith(agentDir); p = p.getParent()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            try (var s = Files.list(pkg)) {
+                for (Path p : s.toList()) {
+                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
+                }
+            }
+
+            cg = root ? Cgroups.create(id, want.memoryBytes(), want.maxProcesses(), want.cpus())
+                    : Cgroups.create(id, 0, 0, 0);
+            long maxFile = host.prlimit != null ? want.maxFileBytes() : 0;
+            ResourceLimits inForce = new ResourceLimits(cg.memory ? want.memoryBytes() : 0,
+                    cg.pids ? want.maxProcesses() : 0, cg.cpu ? want.cpus() : 0, maxFile, want.tmpBytes());
+
+            Path javaHome = Path.of(System.getProperty("java.home")).toRealPath();
+            List<String> args = bwrapArgs(spec, inForce, ws, agentDir, javaHome, uid, gid);
+            writeSecret(ctl.resolve("args"), nulJoin(args));
+            writeSecret(ctl.resolve("seccomp"), Seccomp.available() ? Seccomp.program() : new byte[0]);
+            writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                    + "sandbox:x:" + uid + ":" + gid + ":sandbox:/workspace:/bin/sh\n"
+                    + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n").getBytes(StandardCharsets.UTF_8));
+            writeSecret(ctl.resolve("group"), ("root:x:0:\nsandbox:x:" + gid + ":\nnogroup:x:65534:\n")
+                    .getBytes(StandardCharsets.UTF_8));
+
+            StringBuilder script = new StringBuilder();
+            script.append(cg.placeLauncher());
+            String c = ctl.toString();
+            script.append("exec 3<'").append(c).append("/args' 4<'").append(c).append("/seccomp' 5<'").append(c)
+                    .append("/passwd' 6<'").append(c).append("/group' || exit 122\n");
+            script.append("rm -f '").append(c).append("/args' '").append(c).append("/seccomp' '").append(c)
+                    .append("/passwd' '").append(c).append("/group'\n");
+            script.append("exec");
+            if (host.prlimit != null) {
+                script.append(" '").append(host.prlimit).append("' --nofile=1024:1024 --core=0:0");
+                if (maxFile > 0) {
+                    script.append(" --fsize=").append(maxFile).append(':').append(maxFile);
+                }
+            }
+            if (root) {
+                script.append(" '").append(host.setpriv).append("' --reuid=").append(uid).append(" --regid=")
+                        .append(gid).append(" --clear-groups --inh-caps=-all --bounding-set=-all --");
+            }
+            script.append(" '").append(host.bwrap).append("' --args 3 --");
+            for (String part : agentCommand(javaHome)) {
+                if (part.contains("'")) {
+                    throw new IOException("unsupported character in " + part);
+                }
+                script.append(" '").append(part).append('\'');
+            }
+            script.append('\n');
+            for (String part : List.of(c, host.bwrap, String.valueOf(host.setpriv), String.valueOf(host.prlimit))) {
+                if (part.contains("'")) {
+                    throw new IOException("unsupported character in path " + part);
+                }
+            }
+            ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", script.toString());
+            pb.environment().clear();
+            pb.environment().put("PATH", "/usr/bin:/bin:/usr/sbin:/sbin");
+            pb.directory(ctl.toFile());
+            Process jail = Host.launch(pb);
+
+            Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
+                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION,
+                    Feature.SYMLINKS, Feature.POSIX_PERMISSIONS);
+            if (inForce.memoryBytes() > 0) {
+                features.add(Feature.MEMORY_LIMIT);
+            }
+            if (inForce.maxProcesses() > 0) {
+                features.add(Feature.PROCESS_LIMIT);
+            }
+            if (inForce.cpus() > 0) {
+                features.add(Feature.CPU_LIMIT);
+            }
+            Map<String, String> details = new LinkedHashMap<>();
+            details.put("bwrap", host.bwrap);
+            details.put("uid", Integer.toString(uid));
+            details.put("cgroups", cg.toString());
+            details.put("seccomp", Seccomp.available() ? "x86_64 deny-list" : "none (unsupported architecture)");
+            details.put("workspace", ws.toString());
+            SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
+            LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, uid, gid, jail, info);
+            OPEN.add(sandbox);
+            sandbox.startReaders();
+            sandbox.awaitReady();
+            for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
+                sandbox.files.write(f.getKey(), f.getValue());
+            }
+            sandbox.lifetimeTask = TIMER.schedule(sandbox::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+            return sandbox;
+        } catch (IOException e) {
+            cleanup(cg, ws, ctl);
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            cleanup(cg, ws, ctl);
+            throw e;
+        }
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[6];
+        RANDOM.nextBytes(b);
+        return b;
+    }
+
+    private static void cleanup(Cgroups cg, Path ws, Path ctl) {
+        if (cg != null) {
+            cg.destroy();
+        }
+        deleteTree(ws);
+        deleteTree(ctl);
+    }
+
+    private static List<String> bwrapArgs(SandboxSpec spec, ResourceLimits limits, Path ws, Path agentDir,
+                                          Path javaHome, int uid, int gid) {
+        List<String> a = new ArrayList<>(List.of(
+                "--unshare-all", "--unshare-user", "--disable-userns",
+                "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                "--clearenv",
+                "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
+                "--setenv", "HOME", "/workspace",
+                "--setenv", "TMPDIR", "/tmp",
+                "--setenv", "LANG", "C.UTF-8",
+                "--setenv", "USER", "sandbox",
+                "--setenv", "LOGNAME", "sandbox",
+                "--hostname", "sandbox",
+                "--ro-bind", "/usr", "/usr"));
+        for (String d : List.of("bin", "sbin", "lib", "lib64", "lib32", "libx32")) {
+            Path p = Path.of("/" + d);
+            if (Files.isSymbolicLink(p)) {
+                try {
+                    a.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), "/" + d));
+                } catch (IOException ignored) {
+                    // skip
+                }
+            } else if (Files.isDirectory(p)) {
+                a.addAll(List.of("--ro-bind", "/" + d, "/" + d));
+            }
+        }
+        a.addAll(List.of("--perms", "0755", "--dir", "/etc"));
+        List<String> etc = new ArrayList<>(List.of("/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
+                "/etc/ld.so.cache", "/etc/localtime"));
+        String feature = Integer.toString(Runtime.version().feature());
+        etc.add("/etc/java-" + feature + "-openjdk");
+        for (String e : etc) {
+            a.addAll(List.of("--ro-bind-try", e, e));
+        }
+        a.addAll(List.of("--ro-bind-data", "5", "/etc/passwd", "--ro-bind-data", "6", "/etc/group",
+                "--proc", "/proc", "--dev", "/dev"));
+        long tmp = limits.tmpBytes();
+        a.addAll(List.of("--perms", "1777"));
+        if (tmp > 0) {
+            a.addAll(List.of("--size", Long.toString(Math.min(tmp, 64L << 20))));
+        }
+        a.addAll(List.of("--tmpfs", "/dev/shm", "--perms", "1777"));
+        if (tmp > 0) {
+            a.addAll(List.of("--size", Long.toString(tmp)));
+        }
+        a.addAll(List.of("--tmpfs", "/tmp",
+                "--bind", ws.toString(), "/workspace",
+                "--ro-bind", agentDir.toString(), "/opt/sandbox4j"));
+        if (!javaHome.startsWith("/usr/")) {
+            a.addAll(List.of("--ro-bind", javaHome.toString(), javaHome.toString()));
+        }
+        a.addAll(List.of("--chdir", "/workspace", "--remount-ro", "/"));
+        if (Seccomp.available()) {
+            a.addAll(List.of("--seccomp", "4"));
+        }
+        return a;
+    }
+
+    /** The jail's command (on bwrap's argv after --args: bwrap 0.8 ignores a command inside the --args file). */
+    private static List<String> agentCommand(Path javaHome) {
+        return List.of(javaHome.resolve("bin/java").toString(),
+                "-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                "-Xmx32m", "-Xss512k", "-XX:MaxMetaspaceSize=64m", "-XX:+DisableAttachMechanism",
+                "-Djava.io.tmpdir=/tmp", "-cp", "/opt/sandbox4j", "dev.sandbox4j.local.JailAgent");
+    }
+
+    private static byte[] nulJoin(List<String> args) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (String s : args) {
+            if (s.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("NUL in a jail argument");
+            }
+            b.writeBytes(s.getBytes(StandardCharsets.UTF_8));
+            b.write(0);
+        }
+        return b.toByteArray();
+    }
+
+    private static void writeSecret(Path file, byte[] content) throws IOException {
+        Files.write(file, content);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+
+    private static void chown(Path p, int uid, int gid) throws IOException {
+        Files.setAttribute(p, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", gid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private void startReaders() {
+        Thread r = new Thread(this::readLoop, "sandbox4j-" + id + "-reader");
+        r.setDaemon(true);
+        r.start();
+        Thread e = new Thread(() -> {
+            try {
+                agentErr.drain(jail.getErrorStream());
+            } catch (IOException ignored) {
+                // jail gone
+            }
+        }, "sandbox4j-" + id + "-stderr");
+        e.setDaemon(true);
+        e.start();
+    }
+
+    private void awaitReady() {
+        try {
+            ready.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            String why = jailDiagnostics();
+            close();
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why);
+        }
+    }
+
+    private String jailDiagnostics() {
+        String err = agentErr.text().trim();
+        String rc = jail.isAlive() ? "running" : "exit " + jail.exitValue();
+        return rc + (err.isEmpty() ? "" : ": " + err);
+    }
+
+    private void readLoop() {
+        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(jail.getInputStream(), 65536));
+        try {
+            for (Object[] f; (f = JailAgent.readFrame(in)) != null; ) {
+                byte type = (Byte) f[0];
+                int cid = (Integer) f[1];
+                byte[] p = (byte[]) f[2];
+                if (type == JailAgent.READY) {
+                    ready.complete(null);
+                    continue;
+                }
+                Command c = commands.get(cid);
+                if (c == null) {
+                    continue;
+                }
+                switch (type) {
+                    case JailAgent.SPAWNED -> c.spawned.complete(JailAgent.readInt(p));
+                    case JailAgent.FAILED -> {
+                        c.failure = new String(p, StandardCharsets.UTF_8);
+                        c.spawned.complete(-1);
+                        commands.remove(cid);
+                        c.exit.complete(127);
+                    }
+                    case JailAgent.STDOUT -> c.out.write(p);
+                    case JailAgent.STDERR -> c.err.write(p);
+                    case JailAgent.EXIT -> {
+                        commands.remove(cid);
+                        c.exit.complete(JailAgent.readInt(p));
+                    }
+                    default -> { }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the jail is gone
+        }
+        ready.completeExceptionally(new IOException("agent exited"));
+        for (Command c : List.copyOf(commands.values())) {
+            if (c.forcedStatus == null) {
+                c.forcedStatus = ExecStatus.KILLED;
+                c.forcedDetail = closed.get() ? "sandbox closed" : "the sandbox's agent died: " + jailDiagnostics();
+            }
+            c.spawned.complete(-1);
+            c.exit.complete(137);
+        }
+        commands.clear();
+        if (!closed.get()) {
+            TIMER.execute(this::close);
+        }
+    }
+
+    private void send(byte type, int cid, byte[] payload) {
+        try {
+            synchronized (toAgent) {
+                JailAgent.writeFrame(toAgent, type, cid, payload, 0, payload.length);
+            }
+        } catch (IOException e) {
+            throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
+                    "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+    }
+
+    // ---------------------------------------------------------------- Sandbox
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public Shell shell() {
+        checkOpen();
+        return this;
+    }
+
+    @Override
+    public CodeRunner code() {
+        checkOpen();
+        return this;
+    }
+
+    @Override
+    public FileSystem files() {
+        checkOpen();
+        return files;
+    }
+
+    @Override
+    public SandboxInfo info() {
+        return info;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- Shell
+
+    @Override
+    public ExecResult run(ExecRequest request) {
+        checkOpen();
+        Duration timeout = request.timeout() != null ? request.timeout() : spec.commandTimeout();
+        Command c = start(request, null, true);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
+                c.forcedStatus = ExecStatus.TIMEOUT;
+                c.forcedDetail = "timed out after " + timeout.toMillis() + " ms; the command's processes were killed";
+                terminate(c);
+            }
+        } catch (InterruptedException e) {
+            c.forcedStatus = ExecStatus.KILLED;
+            c.forcedDetail = "interrupted";
+            killTree(c, true);
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while running " + request, e);
+        }
+        return c.result();
+    }
+
+    @Override
+    public ExecHandle start(ExecRequest request, OutputListener listener) {
+        checkOpen();
+        Command c = start(request, listener == null ? OutputListener.NONE : listener, false);
+        if (request.timeout() != null) {
+            TIMER.schedule(() -> {
+                if (c.isAlive()) {
+                    c.forcedStatus = ExecStatus.TIMEOUT;
+                    c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";
+                    terminate(c);
+                }
+            }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        return c;
+    }
+
+    private Command start(ExecRequest request, OutputListener listener, boolean closeStdin) {
+        List<String> env = new ArrayList<>();
+        Map<String, String> merged = new LinkedHashMap<>(spec.env());
+        merged.putAll(request.env());
+        merged.forEach((k, v) -> env.add(k + "=" + v));
+        for (String s : request.argv()) {
+            if (s.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("command arguments must not contain NUL characters");
+            }
+        }
+        for (String s : env) {
+            if (s.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("environment values must not contain NUL characters");
+            }
+        }
+        String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
+        int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
+        cgroups.pruneCommandGroups();
+        Command c = new Command(this, ids.incrementAndGet(), request, limit, listener);
+        commands.put(c.id, c);
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        payload.writeBytes(JailAgent.encodeStrings(request.argv()));
+        payload.writeBytes(JailAgent.encodeStrings(env));
+        payload.writeBytes(JailAgent.encodeStrings(List.of(cwd)));
+        try {
+            send(JailAgent.SPAWN, c.id, payload.toByteArray());
+        } catch (SandboxException e) {
+            commands.remove(c.id);
+            checkOpen();
+            throw e;
+        }
+        int pid;
+        try {
+            pid = c.spawned.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            killTree(c, true);
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while starting " + request, e);
+        } catch (Exception e) {
+            commands.remove(c.id);
+            checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox did not start " + request, e);
+        }
+        if (pid <= 0) {
+            checkOpen();
+            return c; // failed to start; result() reports it
+        }
+        if (cgroups.freezer) {
+            long host = hostPid(pid);
+            if (host > 0) {
+                cgroups.placeCommand(host, c.id);
+            }
+        }
+        send(JailAgent.GO, c.id, new byte[0]);
+        if (request.hasStdin()) {
+            sendStdin(c, request.stdin());
+        }
+        if (closeStdin || request.hasStdin()) {
+            closeStdin(c);
+        }
+        return c;
+    }
+
+    private static String cwdOf(String cwd) {
+        if (cwd.startsWith("/") && !cwd.equals(WorkspacePaths.WORKSPACE)
+                && !cwd.startsWith(WorkspacePaths.WORKSPACE + "/")) {
+            if (cwd.indexOf('\0') >= 0 || cwd.contains("/../") || cwd.endsWith("/..")) {
+                throw new SandboxException(ErrorKind.INVALID_PATH, "invalid working directory '" + cwd + "'");
+            }
+            return cwd; // elsewhere in the jail, e.g. /tmp: the jail is the boundary
+        }
+        return WorkspacePaths.absolute(cwd);
+    }
+
+    /** The host pid of a jail pid, found among the sandbox's processes by their NSpid. */
+    private long hostPid(int jailPid) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            for (long p : cgroups.sandboxPids()) {
+                try {
+                    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(p), "status"))) {
+                        if (line.startsWith("NSpid:")) {
+                            String[] parts = line.substring(6).trim().split("\\s+");
+                            if (parts.length > 1 && parts[parts.length - 1].equals(Integer.toString(jailPid))) {
+                                return p;
+                            }
+                        }
+                    }
+                } catch (IOException | RuntimeException ignored) {
+                    // exited
+                }
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return -1;
+            }
+        }
+        return -1;
+    }
+
+    void sendStdin(Command c, byte[] bytes) {
+        checkOpen();
+        for (int off = 0; off < bytes.length; off += 1 << 20) {
+            int n = Math.min(1 << 20, bytes.length - off);
+            byte[] chunk = new byte[n];
+            System.arraycopy(bytes, off, chunk, 0, n);
+            send(JailAgent.STDIN, c.id, chunk);
+        }
+    }
+
+    void closeStdin(Command c) {
+        if (!closed.get()) {
+            send(JailAgent.STDIN_CLOSE, c.id, new byte[0]);
+        }
+    }
+
+    /** The timeout ladder: TERM to the whole tree, a short grace, KILL, then a bounded wait for the exit report. */
+    void terminate(Command c) {
+        signalTree(c, false);
+        try {
+            if (!c.awaitExit(500)) {
+                killTree(c, false);
+                c.awaitExit(1200);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            killTree(c, false);
+        }
+        if (!c.exit.isDone()) {
+            c.exit.complete(137);
+            commands.remove(c.id);
+        }
+    }
+
+    void killTree(Command c, boolean quiet) {
+        if (cgroups.hasCommandGroup(c.id)) {
+            cgroups.signal(c.id, true);
+        }
+        if (!closed.get()) {
+            try {
+                send(JailAgent.SIGNAL, c.id, new byte[] {9});
+            } catch (SandboxException ignored) {
+                // gone
+            }
+        }
+    }
+
+    private void signalTree(Command c, boolean kill) {
+        if (cgroups.hasCommandGroup(c.id)) {
+            cgroups.signal(c.id, kill);
+        }
+        try {
+            send(JailAgent.SIGNAL, c.id, new byte[] {(byte) (kill ? 9 : 15)});
+        } catch (SandboxException ignored) {
+            // gone
+        }
+    }
+
+    // ---------------------------------------------------------------- CodeRunner
+
+    @Override
+    public Set<Language> languages() {
+        return languages;
+    }
+
+    @Override
+    public CodeResult run(CodeRequest request) {
+        checkOpen();
+        Language lang = request.language();
+        if (!languages.contains(lang)) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "language '" + lang.id()
+                    + "' is not available in this sandbox; supported: "
+                    + languages.stream().map(Language::id).collect(Collectors.joining(", ")));
+        }
+        String interpreter = switch (lang) {
+            case PYTHON -> "python3";
+            case JAVASCRIPT -> "node";
+            case BASH -> "bash";
+        };
+        String ext = switch (lang) {
+            case PYTHON -> ".py";
+            case JAVASCRIPT -> ".js";
+            case BASH -> ".sh";
+        };
+        // The code travels on stdin to a tiny loader that stores it in the jail's /tmp, then runs it from there.
+        String file = "/tmp/.sandbox4j-code-" + HexFormat.of().formatHex(randomBytes()) + ext;
+        String script = "umask 077; cat > " + file + " <&3 || exit 125; exec 3<&-; "
+                + "command -v " + interpreter + " >/dev/null 2>&1 || { echo 'sandbox4j: " + interpreter
+                + " not found' >&2; exit 127; }; " + interpreter + " " + file + "; rc=$?; rm -f " + file
+                + "; exit $rc";
+        // fd 3 = the code; the user's stdin follows on fd 0 (empty unless given)
+        byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
+        ExecRequest exec;
+        if (request.stdin() == null) {
+            exec = ExecRequest.argv("/bin/sh", "-c", "exec 3<&0 </dev/null; " + script);
+            exec = exec.withStdin(code);
+        } else {
+            // code length header, then code, then the user's stdin
+            exec = ExecRequest.argv("/bin/sh", "-c", "n=$(head -n1); head -c \"$n\" > " + file
+                    + " || exit 125; " + interpreter + " " + file + "; rc=$?; rm -f " + file + "; exit $rc");
+            byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
+            byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
+            byte[] all = new byte[header.length + code.length + stdin.length];
+            System.arraycopy(header, 0, all, 0, header.length);
+            System.arraycopy(code, 0, all, header.length, code.length);
+            System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
+            exec = exec.withStdin(all);
+        }
+        if (request.timeout() != null) {
+            exec = exec.withTimeout(request.timeout());
+        }
+        if (request.outputLimit() > 0) {
+            exec = exec.withOutputLimit(request.outputLimit());
+        }
+        ExecResult r = run(exec);
+        if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
+                || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
+            return new CodeResult(CodeStatus.ERROR_SETUP, lang, r);
+        }
+        return CodeResult.of(lang, r);
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        OPEN.remove(this);
+        ScheduledFuture<?> t = lifetimeTask;
+        if (t != null) {
+            t.cancel(false);
+        }
+        for (Command c : List.copyOf(commands.values())) {
+            if (c.forcedStatus == null) {
+                c.forcedStatus = ExecStatus.KILLED;
+                c.forcedDetail = "sandbox closed";
+            }
+        }
+        try {
+            toAgent.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+        cgroups.destroy();
+        jail.destroyForcibly();
+        try {
+            jail.waitFor(3, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (Command c : List.copyOf(commands.values())) {
+            c.exit.complete(137);
+        }
+        commands.clear();
+        if (!cgroups.freezer) {
+            // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
+            sleepQuietly(50);
+        }
+        deleteTree(workspace);
+        deleteTree(ctl);
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Deletes a tree without following links (links are removed, never their targets). */
+    static void deleteTree(Path root) {
+        if (root == null || !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        try {
+            Files.walkFileTree(root, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    try {
+                        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+                    } catch (IOException | RuntimeException ignored) {
+                        // root can delete anyway
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
+                    Files.deleteIfExists(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException | RuntimeException ignored) {
+            // best effort; leaks() reports what is left
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LocalSandbox[" + id + "]";
+    }
+}

@@ -1,0 +1,71 @@
+package dev.sandbox4j.local;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.spi.SandboxProvider;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The {@code local} backend: each sandbox is one long-lived bubblewrap jail (all namespaces unshared, no network,
+ * seccomp, cgroup limits where the host allows them) with a small agent inside that starts the commands.
+ */
+public final class LocalSandboxProvider implements SandboxProvider {
+    private final LocalOptions options;
+
+    /** The provider with {@link LocalOptions#defaults()} (used by ServiceLoader). */
+    public LocalSandboxProvider() {
+        this(LocalOptions.defaults());
+    }
+
+    public LocalSandboxProvider(LocalOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    @Override
+    public String name() {
+        return "local";
+    }
+
+    @Override
+    public int priority() {
+        return 100;
+    }
+
+    @Override
+    public Set<Feature> features() {
+        Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.SHARED_PROCESS_SPACE,
+                Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION, Feature.SYMLINKS,
+                Feature.POSIX_PERMISSIONS);
+        if (Cgroups.usable("memory")) {
+            f.add(Feature.MEMORY_LIMIT);
+        }
+        if (Cgroups.usable("pids")) {
+            f.add(Feature.PROCESS_LIMIT);
+        }
+        if (Cgroups.usable("cpu")) {
+            f.add(Feature.CPU_LIMIT);
+        }
+        return f;
+    }
+
+    @Override
+    public Optional<String> unavailableReason() {
+        return Host.get(options).problem();
+    }
+
+    @Override
+    public Sandbox open(SandboxSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        Host host = Host.get(options);
+        if (host.problem != null) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
+        }
+        return LocalSandbox.open(host, options, spec);
+    }
+}

@@ -1,0 +1,70 @@
+package dev.sandbox4j.local;
+
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/** Test helper: skips when bwrap is unavailable, fails instead when SANDBOX4J_REQUIRE lists "local". */
+final class Jail {
+    static final LocalSandboxProvider PROVIDER = new LocalSandboxProvider();
+
+    private Jail() {
+    }
+
+    static void assumeAvailable() {
+        Optional<String> why = PROVIDER.unavailableReason();
+        if (why.isEmpty()) {
+            return;
+        }
+        String require = System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "");
+        if (Arrays.stream(require.split(",")).map(String::trim).anyMatch("local"::equals)) {
+            Assertions.fail("SANDBOX4J_REQUIRE includes local, but it is unavailable: " + why.get());
+        }
+        Assumptions.assumeTrue(false, "local backend unavailable: " + why.get());
+    }
+
+    static Sandbox open() {
+        return open(SandboxSpec.defaults());
+    }
+
+    static Sandbox open(SandboxSpec spec) {
+        assumeAvailable();
+        return PROVIDER.open(spec);
+    }
+
+    /** Host resources this backend left behind: bwrap/agent processes, sandbox4j cgroups, temp directories. */
+    static List<String> leaks() {
+        List<String> leaks = new ArrayList<>(Cgroups.leftovers());
+        try (Stream<Path> s = Files.list(Path.of("/proc"))) {
+            s.filter(p -> p.getFileName().toString().matches("\\d+")).forEach(p -> {
+                try {
+                    String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
+                    if (cmd.contains("dev.sandbox4j.local.JailAgent") || cmd.startsWith("bwrap --args")
+                            || cmd.contains("/bwrap --args")) {
+                        leaks.add("process " + p.getFileName() + ": " + cmd);
+                    }
+                } catch (IOException | RuntimeException ignored) {
+                    // gone
+                }
+            });
+        } catch (IOException ignored) {
+            // no /proc
+        }
+        try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX))
+                    .forEach(p -> leaks.add("temp dir " + p));
+        } catch (IOException ignored) {
+            // none
+        }
+        return leaks;
+    }
+}
