@@ -522,12 +522,15 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.mkdirs("");
     }
 
-    /** The target exists and is not a directory: the call would have to replace it, hence ALREADY_EXISTS. */
+    /**
+     * A directory is expected at the path and a file is there: NOT_A_DIRECTORY (ErrorKind: "a directory was expected
+     * but something else is there"), the same kind as for a file on the way ({@link #mkdirs_underAFile_failsNotADirectory}).
+     */
     @Test
-    default void mkdirs_overAFile_failsAlreadyExists(Sandbox sandbox) {
+    default void mkdirs_overAFile_failsNotADirectory(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("f", "file");
-        SandboxException e = expectError(ErrorKind.ALREADY_EXISTS, () -> fs.mkdirs("f"));
+        SandboxException e = expectError(ErrorKind.NOT_A_DIRECTORY, () -> fs.mkdirs("f"));
         assertThat(e.getMessage()).contains("f");
         assertThat(fs.readText("f")).isEqualTo("file");
     }
@@ -634,10 +637,14 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     @Test
     default void move_overwriteNonEmptyDirectory_failsDirectoryNotEmpty(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
+        fs.write("srcdir/a.txt", "a");
         fs.write("src.txt", "s");
         fs.write("target/keep.txt", "k");
         Map<String, String> before = snapshot(fs);
-        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.move("src.txt", "target", true));
+        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.move("srcdir", "target", true));
+        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.copy("srcdir", "target", true));
+        expectError(List.of(ErrorKind.DIRECTORY_NOT_EMPTY, ErrorKind.IS_A_DIRECTORY),
+                () -> fs.move("src.txt", "target", true));
         assertThat(snapshot(fs)).isEqualTo(before);
     }
 

@@ -168,8 +168,8 @@ public interface LifecycleContract extends ConformanceSupport {
     default void errorKinds_everyKind_isCoveredOrExplained() {
         EnumSet<ErrorKind> covered = EnumSet.of(
                 ErrorKind.NOT_FOUND,           // FileSystemContract.read_missing_failsNotFoundNamingThePath
-                ErrorKind.ALREADY_EXISTS,      // move_targetExists_..., mkdirs_overAFile_failsAlreadyExists
-                ErrorKind.NOT_A_DIRECTORY,     // list_aFile_failsNotADirectory, mkdirs_underAFile_...
+                ErrorKind.ALREADY_EXISTS,      // move_targetExists_failsAlreadyExistsUnlessOverwrite
+                ErrorKind.NOT_A_DIRECTORY,     // list_aFile_failsNotADirectory, mkdirs_overAFile_...
                 ErrorKind.IS_A_DIRECTORY,      // read_aDirectory_failsIsADirectory
                 ErrorKind.DIRECTORY_NOT_EMPTY, // delete_nonEmptyDirectory_needsRecursive
                 ErrorKind.INVALID_PATH,        // anyCall_badPath_failsInvalidPathAndChangesNothing
