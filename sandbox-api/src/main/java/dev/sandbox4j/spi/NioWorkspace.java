@@ -388,7 +388,7 @@ public final class NioWorkspace implements FileSystem {
                 if (attrs == null) {
                     throw notFound(rel);
                 }
-                return info(rel, attrs, dir, name);
+                return info(rel, attrs);
             }
         } catch (IOException e) {
             throw translate(e, rel);
@@ -548,28 +548,28 @@ public final class NioWorkspace implements FileSystem {
         boolean visit(FileInfo info, BasicFileAttributes attrs);
     }
 
-    private void walk(SecureDirectoryStream<Path> dir, String rel, int depth, Visitor visitor) throws IOException {
-        List<String> names = new ArrayList<>();
+    /** The names in a directory, as the file system gave them (raw bytes kept). */
+    private static List<Path> entries(SecureDirectoryStream<Path> dir) {
+        List<Path> names = new ArrayList<>();
         for (Path entry : dir) {
-            names.add(entry.getFileName().toString());
+            names.add(entry.getFileName());
         }
-        Collections.sort(names);
-        for (String name : names) {
-            String childRel = WorkspacePaths.child(rel, name);
-            BasicFileAttributes attrs;
-            try {
-                attrs = attrs(dir, name);
-            } catch (InvalidPathException e) {
-                continue; // a name this JVM cannot map back to bytes: skip it rather than fail the listing
-            }
+        return names;
+    }
+
+    private void walk(SecureDirectoryStream<Path> dir, String rel, int depth, Visitor visitor) throws IOException {
+        List<Path> names = entries(dir);
+        names.sort((a, b) -> a.toString().compareTo(b.toString()));
+        for (Path name : names) {
+            String childRel = WorkspacePaths.child(rel, name.toString());
+            BasicFileAttributes attrs = attrs(dir, name);
             if (attrs == null) {
                 continue; // deleted meanwhile
             }
-            FileInfo info = info(childRel, attrs, dir, name);
+            FileInfo info = info(childRel, attrs);
             boolean descend = visitor.visit(info, attrs);
             if (descend && depth > 1 && attrs.isDirectory()) {
-                try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(p(name, childRel),
-                        LinkOption.NOFOLLOW_LINKS)) {
+                try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
                     walk(child, childRel, depth - 1, visitor);
                 } catch (NoSuchFileException | NotDirectoryException | FileSystemLoopException vanished) {
                     // replaced meanwhile: never followed, just skipped
@@ -678,11 +678,8 @@ public final class NioWorkspace implements FileSystem {
                         LinkOption.NOFOLLOW_LINKS);
                      SecureDirectoryStream<Path> into = dstDir.newDirectoryStream(p(dstName, dst),
                              LinkOption.NOFOLLOW_LINKS)) {
-                    List<String> names = new ArrayList<>();
-                    for (Path entry : from) {
-                        names.add(entry.getFileName().toString());
-                    }
-                    for (String name : names) {
+                    for (Path entry : entries(from)) {
+                        String name = entry.toString();
                         BasicFileAttributes childAttrs = attrs(from, name);
                         if (childAttrs != null) {
                             copyEntry(from, name, src + "/" + name, childAttrs, into, name, dst + "/" + name);
@@ -737,12 +734,12 @@ public final class NioWorkspace implements FileSystem {
     }
 
     private void deleteTree(SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
-        try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(p(name, rel), LinkOption.NOFOLLOW_LINKS)) {
-            List<String> names = new ArrayList<>();
-            for (Path entry : child) {
-                names.add(entry.getFileName().toString());
-            }
-            for (String n : names) {
+        deleteTree(dir, p(name, rel), rel);
+    }
+
+    private void deleteTree(SecureDirectoryStream<Path> dir, Path name, String rel) throws IOException {
+        try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+            for (Path n : entries(child)) {
                 BasicFileAttributes a = attrs(child, n);
                 if (a == null) {
                     continue;
@@ -750,11 +747,11 @@ public final class NioWorkspace implements FileSystem {
                 if (a.isDirectory()) {
                     deleteTree(child, n, rel + "/" + n);
                 } else {
-                    child.deleteFile(p(n, rel));
+                    child.deleteFile(n);
                 }
             }
         }
-        dir.deleteDirectory(p(name, rel));
+        dir.deleteDirectory(name);
     }
 
     // ---------------------------------------------------------------- editing
@@ -859,7 +856,11 @@ public final class NioWorkspace implements FileSystem {
 
     /** Attributes of {@code name} in {@code dir} without following a link, or null when it does not exist. */
     private BasicFileAttributes attrs(SecureDirectoryStream<Path> dir, String name) throws IOException {
-        Path p = p(name, name);
+        return attrs(dir, p(name, name));
+    }
+
+    /** As above, for a name as listed (its bytes kept, even when they are not valid in this JVM's encoding). */
+    private static BasicFileAttributes attrs(SecureDirectoryStream<Path> dir, Path p) throws IOException {
         try {
             PosixFileAttributeView posix = dir.getFileAttributeView(p, PosixFileAttributeView.class,
                     LinkOption.NOFOLLOW_LINKS);
@@ -873,7 +874,7 @@ public final class NioWorkspace implements FileSystem {
         }
     }
 
-    private FileInfo info(String rel, BasicFileAttributes attrs, SecureDirectoryStream<Path> dir, String name) {
+    private FileInfo info(String rel, BasicFileAttributes attrs) {
         FileType type = attrs.isSymbolicLink() ? FileType.SYMLINK : attrs.isDirectory() ? FileType.DIRECTORY
                 : attrs.isRegularFile() ? FileType.FILE : FileType.OTHER;
         int mode = attrs instanceof PosixFileAttributes ? mode(((PosixFileAttributes) attrs).permissions()) : -1;

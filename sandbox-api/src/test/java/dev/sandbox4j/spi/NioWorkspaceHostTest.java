@@ -1,0 +1,216 @@
+package dev.sandbox4j.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileType;
+import dev.sandbox4j.SandboxException;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * NioWorkspace on the host's real file system, attacked the way sandboxed code can: links to host files, FIFOs,
+ * devices, a directory swapped for a link mid-walk. The workspace holds what a hostile command could leave there.
+ */
+class NioWorkspaceHostTest {
+    @TempDir
+    Path tmp;
+    Path workspace;
+    Path outside;
+    NioWorkspace fs;
+
+    @BeforeEach
+    void setUp() throws IOException {
+        workspace = Files.createDirectory(tmp.resolve("workspace"));
+        Path staging = Files.createDirectory(tmp.resolve("staging"));
+        outside = Files.createDirectory(tmp.resolve("outside"));
+        Files.writeString(outside.resolve("secret.txt"), "host secret");
+        fs = new NioWorkspace(workspace, staging, NioWorkspace.Options.defaults().withMaxFileBytes(1 << 20));
+    }
+
+    private static void assertKind(ThrowingCallable call, ErrorKind... kinds) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(SandboxException.class,
+                e -> assertThat(e.kind()).isIn((Object[]) kinds));
+    }
+
+    @Test
+    void symlinkToHostFile_neverFollowed_byAnyOperation() throws IOException {
+        Files.createSymbolicLink(workspace.resolve("leak.txt"), outside.resolve("secret.txt"));
+        Files.createSymbolicLink(workspace.resolve("env"), Path.of("/proc/self/environ"));
+
+        assertKind(() -> fs.readText("leak.txt"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.readText("env"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.readTo("leak.txt", new ByteArrayOutputStream()), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.append("leak.txt", "x"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.replace("leak.txt", "host", "pwned"), ErrorKind.PERMISSION_DENIED);
+        assertThat(fs.stat("leak.txt").type()).isEqualTo(FileType.SYMLINK);
+        assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
+    }
+
+    @Test
+    void symlinkedDirectory_neverEntered_notForWritesEither() throws IOException {
+        Files.createSymbolicLink(workspace.resolve("out"), outside);
+
+        assertKind(() -> fs.readText("out/secret.txt"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.write("out/planted.txt", "x"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.list("out"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.mkdirs("out/sub"), ErrorKind.PERMISSION_DENIED);
+        assertKind(() -> fs.delete("out/secret.txt"), ErrorKind.PERMISSION_DENIED);
+        assertThat(fs.find("", "*.txt", List.of())).isEmpty();
+        assertThat(fs.grep("secret", "")).isEmpty();
+        assertThat(outside).isDirectoryNotContaining(p -> p.getFileName().toString().startsWith("planted"));
+        assertThat(Files.exists(outside.resolve("secret.txt"))).isTrue();
+    }
+
+    @Test
+    void writeOverSymlink_replacesTheLinkItself_hostFileUntouched() throws IOException {
+        Files.createSymbolicLink(workspace.resolve("link"), outside.resolve("secret.txt"));
+
+        assertKind(() -> fs.write("link", "overwritten"), ErrorKind.PERMISSION_DENIED);
+        fs.delete("link");
+        fs.write("link", "now a file");
+
+        assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
+        assertThat(fs.readText("link")).isEqualTo("now a file");
+    }
+
+    @Test
+    void deleteRecursive_throughLinks_deletesLinksNotTargets() throws IOException {
+        Files.createDirectories(workspace.resolve("tree/sub"));
+        Files.createSymbolicLink(workspace.resolve("tree/sub/out"), outside);
+
+        fs.delete("tree", true);
+
+        assertThat(Files.exists(workspace.resolve("tree"))).isFalse();
+        assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
+    }
+
+    @Test
+    void fifo_neverOpened_failsFastInsteadOfHanging() throws Exception {
+        Process mkfifo = new ProcessBuilder("mkfifo", workspace.resolve("pipe").toString()).start();
+        assertThat(mkfifo.waitFor()).isZero();
+
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+            assertKind(() -> fs.readText("pipe"), ErrorKind.PERMISSION_DENIED);
+            assertKind(() -> fs.append("pipe", "x"), ErrorKind.PERMISSION_DENIED);
+            assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
+            assertThat(fs.grep("x", "")).isEmpty();
+        });
+    }
+
+    @Test
+    void devZeroLink_neverReadIntoMemory() throws IOException {
+        Files.createSymbolicLink(workspace.resolve("zero"), Path.of("/dev/zero"));
+
+        assertTimeoutPreemptively(Duration.ofSeconds(5),
+                () -> assertKind(() -> fs.readBytes("zero"), ErrorKind.PERMISSION_DENIED));
+    }
+
+    @Test
+    void failedStreamingWrite_leavesOldFileWhole_andNoTempFileBehind() throws IOException {
+        fs.write("data.txt", "old content");
+        InputStream failing = new InputStream() {
+            int n;
+
+            @Override
+            public int read() throws IOException {
+                if (n++ > 10_000) {
+                    throw new IOException("network dropped");
+                }
+                return 'x';
+            }
+        };
+
+        assertKind(() -> fs.write("data.txt", failing), ErrorKind.IO_ERROR);
+
+        assertThat(fs.readText("data.txt")).isEqualTo("old content");
+        try (var files = Files.list(workspace)) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("data.txt");
+        }
+        try (var staged = Files.list(tmp.resolve("staging"))) {
+            assertThat(staged).isEmpty();
+        }
+    }
+
+    @Test
+    void writeOverMaxFileBytes_tooLarge_oldFileWhole() {
+        fs.write("f", "old");
+
+        assertKind(() -> fs.write("f", new byte[(1 << 20) + 1]), ErrorKind.TOO_LARGE);
+        assertThat(fs.readText("f")).isEqualTo("old");
+    }
+
+    @Test
+    void nonUtf8Name_listedAndSkippedSafely() throws Exception {
+        byte[] name = {'b', 'a', 'd', (byte) 0xff, (byte) 0xfe, '.', 't', 'x', 't'};
+        Process p = new ProcessBuilder("sh", "-c", "printf 'x' > \"$(printf 'bad\\377\\376.txt')\"")
+                .directory(workspace.toFile()).start();
+        assertThat(p.waitFor()).isZero();
+        assertThat(new String(name, StandardCharsets.ISO_8859_1)).hasSize(9);
+
+        assertThat(fs.list("")).hasSize(1);
+        String listed = fs.list("").get(0).path();
+        assertThat(listed).startsWith("bad");
+        // the name a JVM decodes may not map back to the same bytes: a typed error, never a crash
+        try {
+            fs.readText(listed);
+        } catch (SandboxException e) {
+            assertThat(e.kind()).isIn(ErrorKind.NOT_FOUND, ErrorKind.INVALID_PATH);
+        }
+    }
+
+    @Test
+    void symlinkSwapRace_neverEscapes() throws Exception {
+        Files.createDirectories(workspace.resolve("d"));
+        Files.writeString(workspace.resolve("d/secret.txt"), "inside");
+        Path link = workspace.resolve("d-link");
+        Files.createSymbolicLink(link, outside);
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread swapper = new Thread(() -> {
+            Path dir = workspace.resolve("d");
+            Path parked = workspace.resolve("d-parked");
+            while (!stop.get()) {
+                try {
+                    Files.move(dir, parked, StandardCopyOption.ATOMIC_MOVE);
+                    Files.move(link, dir, StandardCopyOption.ATOMIC_MOVE);
+                    Files.move(dir, link, StandardCopyOption.ATOMIC_MOVE);
+                    Files.move(parked, dir, StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException ignored) {
+                    // keep swapping
+                }
+            }
+        });
+        swapper.start();
+        AtomicInteger escapes = new AtomicInteger();
+        try {
+            for (int i = 0; i < 5_000; i++) {
+                try {
+                    if (fs.readText("d/secret.txt").equals("host secret")) {
+                        escapes.incrementAndGet();
+                    }
+                } catch (SandboxException expected) {
+                    // refused or missing mid-swap: fine
+                }
+            }
+        } finally {
+            stop.set(true);
+            swapper.join();
+        }
+        assertThat(escapes.get()).as("reads that reached the host file").isZero();
+    }
+}
