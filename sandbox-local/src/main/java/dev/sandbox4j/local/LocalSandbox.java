@@ -665,10 +665,10 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     void terminate(Command c) {
         signalTree(c, false);
         try {
-            if (!c.awaitExit(500)) {
-                killTree(c, false);
-                c.awaitExit(1200);
-            }
+            c.awaitExit(500);
+            // whatever ignored TERM (or left the tree) gets KILL, even when the main process already exited
+            killTree(c, false);
+            c.awaitExit(1200);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             killTree(c, false);
