@@ -417,6 +417,45 @@ public interface ShellContract extends ConformanceSupport {
 
     @Test
     @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
+    default void start_writeAfterCloseStdin_failsClosed(Sandbox sandbox) {
+        try (ExecHandle h = sandbox.shell().start(ExecRequest.shell("sleep 30"))) {
+            h.closeStdin();
+            expectError(ErrorKind.CLOSED, () -> h.writeStdin("too late\n"));
+            assertThat(h.isAlive()).as("closing stdin does not kill the command").isTrue();
+            assertThat(h.kill().status()).isEqualTo(ExecStatus.KILLED);
+        }
+    }
+
+    @Test
+    @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
+    default void start_handleClosed_killsCommand(Sandbox sandbox) throws InterruptedException {
+        ExecHandle h = sandbox.shell().start(ExecRequest.shell("sleep 2; echo late > late.txt"));
+        assertThat(h.isAlive()).isTrue();
+        h.close();
+        h.close();
+        assertThat(h.isAlive()).isFalse();
+        Thread.sleep(2_500);
+        assertThat(sandbox.files().exists("late.txt")).as("the command was killed by close()").isFalse();
+    }
+
+    @Test
+    @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
+    default void start_listenerThrows_commandStillCompletes(Sandbox sandbox) {
+        OutputListener failing = (stream, text) -> {
+            throw new IllegalStateException("listener bug (on purpose)");
+        };
+        try (ExecHandle h = sandbox.shell().start(ExecRequest.shell("echo a; echo b; echo done > done.txt"),
+                failing)) {
+            Optional<ExecResult> r = h.await(Duration.ofSeconds(10));
+            assertThat(r).isPresent();
+            assertThat(r.get().exitCode()).isZero();
+            assertThat(r.get().stdout()).isEqualTo("a\nb\n");
+        }
+        assertThat(sandbox.files().readText("done.txt")).isEqualTo("done\n");
+    }
+
+    @Test
+    @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
     default void start_withTimeout_endsTimedOut(Sandbox sandbox) {
         try (ExecHandle h = sandbox.shell().start(ExecRequest.shell("sleep 30").withTimeout(Duration.ofSeconds(1)))) {
             Optional<ExecResult> r = h.await(Duration.ofSeconds(1).plus(TIMEOUT_SLACK));
