@@ -154,6 +154,20 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
     }
 
     @Test
+    @Requires({Feature.SHELL, Feature.POSIX_PERMISSIONS})
+    default void stat_afterChmod_reportsExactMode(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        sh(sandbox, "mkdir d && echo x > f && echo y > g && chmod 750 d && chmod 640 f && chmod 4755 g");
+        assertThat(fs.stat("d").mode()).as("%o", fs.stat("d").mode()).isEqualTo(0750);
+        assertThat(fs.stat("f").mode()).as("%o", fs.stat("f").mode()).isEqualTo(0640);
+        int g = fs.stat("g").mode();
+        assertThat(g & 0777).as("%o", g).isEqualTo(0755);
+        Map<String, Integer> listed = new java.util.TreeMap<>();
+        fs.list("").forEach(i -> listed.put(i.path(), i.mode()));
+        assertThat(listed).containsEntry("d", 0750).containsEntry("f", 0640);
+    }
+
+    @Test
     @Requires(Feature.SHELL)
     default void read_fifo_failsFastPermissionDenied(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
