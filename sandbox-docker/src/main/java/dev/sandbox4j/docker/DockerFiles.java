@@ -1,0 +1,425 @@
+package dev.sandbox4j.docker;
+
+import dev.sandbox4j.Edit;
+import dev.sandbox4j.EditResult;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileInfo;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileType;
+import dev.sandbox4j.GrepMatch;
+import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.spi.WorkspacePaths;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The workspace through the engine only: uploads through the archive API (to a temporary name, then renamed by an
+ * exec), everything else through small scripts run as the sandbox user that refuse symbolic links on the way. Never
+ * touches the host's view of the volume, so a remote engine works.
+ */
+final class DockerFiles implements FileSystem {
+    private static final int GREP_MAX_FILE = 16 << 20;
+    private static final int GREP_MAX_LINE = 2000;
+    private final DockerSandbox sandbox;
+
+    DockerFiles(DockerSandbox sandbox) {
+        this.sandbox = sandbox;
+    }
+
+    private Engine.Ran script(String what, String body, OutputStream out, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + body, "sandbox4j"));
+        cmd.addAll(List.of(args));
+        Engine.Ran r;
+        try {
+            r = sandbox.internal(cmd, out);
+        } catch (SandboxException e) {
+            if (sandbox.closed()) {
+                throw DockerErrors.closed(sandbox.id);
+            }
+            throw e;
+        }
+        if (r.exitCode() != 0) {
+            throw DockerErrors.script(what, r.exitCode(), r.stderr());
+        }
+        return r;
+    }
+
+    // ------------------------------------------------------------------------------------------ reads
+
+    @Override
+    public String readText(String path) {
+        return new String(readBytes(path), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public String readText(String path, int fromLine, int toLine) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        if (fromLine < 1 || (toLine != -1 && toLine < fromLine)) {
+            throw new IllegalArgumentException("bad line range " + fromLine + ".." + toLine);
+        }
+        Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
+                Integer.toString(fromLine), toLine == -1 ? "$" : Integer.toString(toLine));
+        return new String(r.stdout(), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public byte[] readBytes(String path) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        return script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES), "all")
+                .stdout();
+    }
+
+    @Override
+    public byte[] readBytes(String path, long offset, int length) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        if (offset < 0 || length < 0) {
+            throw new IllegalArgumentException("offset and length must not be negative");
+        }
+        if (length > MAX_READ_BYTES) {
+            throw new SandboxException(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
+                    + MAX_READ_BYTES);
+        }
+        if (length == 0) {
+            stat(rel);
+            return new byte[0];
+        }
+        return script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "bytes", Long.toString(offset + 1),
+                Integer.toString(length)).stdout();
+    }
+
+    @Override
+    public void readTo(String path, OutputStream sink) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        script("reading " + rel, WorkspaceScripts.READ, sink, rel, "0", "stream");
+    }
+
+    // ------------------------------------------------------------------------------------------ writes
+
+    @Override
+    public void write(String path, String text) {
+        write(path, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void write(String path, byte[] content) {
+        byte[] data = content.clone();
+        put(path, data.length, () -> DockerSandbox.bytes(data), false);
+    }
+
+    @Override
+    public void write(String path, InputStream content) {
+        Path tmp = Engine.spool(content);
+        try {
+            put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // deleted on exit
+            }
+        }
+    }
+
+    @Override
+    public void append(String path, String text) {
+        append(path, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void append(String path, byte[] content) {
+        byte[] data = content.clone();
+        put(path, data.length, () -> DockerSandbox.bytes(data), true);
+    }
+
+    private void put(String path, long size, Engine.InputStreamSupplier content, boolean append) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        sandbox.ensureOpen();
+        long limit = sandbox.spec.limits().maxFileBytes();
+        if (limit > 0 && size > limit) {
+            throw new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
+                    + limit + " bytes");
+        }
+        String modeText = script("writing " + rel, WorkspaceScripts.PREPARE_WRITE, null, rel).out().trim();
+        int mode;
+        try {
+            mode = Integer.parseInt(modeText, 8) & 0777;
+        } catch (NumberFormatException e) {
+            mode = 0644;
+        }
+        String parent = WorkspacePaths.parent(rel);
+        String tmpName = ".sandbox4j-" + UUID.randomUUID() + ".tmp";
+        String parentAbs = WorkspacePaths.absolute(parent);
+        sandbox.engine.upload(sandbox.containerId, parentAbs,
+                List.of(new Engine.Entry(tmpName, mode, size, content)), sandbox.uid, sandbox.gid);
+        script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, parentAbs + "/" + tmpName, rel,
+                append ? "1" : "0");
+    }
+
+    // ------------------------------------------------------------------------------------------ metadata
+
+    @Override
+    public FileInfo stat(String path) {
+        String rel = WorkspacePaths.normalize(path);
+        byte[] out = script("stat " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.STAT, null, rel).stdout();
+        List<String> f = split(out);
+        if (f.size() < 5) {
+            throw new SandboxException(ErrorKind.INTERNAL, "unexpected stat output for " + rel);
+        }
+        return info(rel, f.get(0), f.get(1), f.get(2), f.get(3), f.get(4));
+    }
+
+    @Override
+    public boolean exists(String path) {
+        String rel = WorkspacePaths.normalize(path);
+        try {
+            return script("checking " + rel, WorkspaceScripts.EXISTS, null, rel).out().trim().equals("yes");
+        } catch (SandboxException e) {
+            if (e.kind() == ErrorKind.NOT_FOUND || e.kind() == ErrorKind.NOT_A_DIRECTORY) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+        if (depth < 1) {
+            throw new IllegalArgumentException("depth (" + depth + ") must be at least 1");
+        }
+        String rel = WorkspacePaths.normalize(path);
+        byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
+                Integer.toString(Math.min(depth, 4096)), includeHidden ? "1" : "0", "%y\\0%s\\0%m\\0%T@\\0%l\\0%P\\0")
+                .stdout();
+        List<String> f = split(out);
+        List<FileInfo> result = new ArrayList<>();
+        for (int i = 0; i + 6 <= f.size(); i += 6) {
+            String child = WorkspacePaths.child(rel, f.get(i + 5));
+            result.add(info(child, f.get(i), f.get(i + 1), f.get(i + 2), f.get(i + 3), f.get(i + 4)));
+        }
+        result.sort(Comparator.comparing(FileInfo::path));
+        return result;
+    }
+
+    private static FileInfo info(String rel, String y, String size, String mode, String mtime, String link) {
+        FileType type = switch (y) {
+            case "f" -> FileType.FILE;
+            case "d" -> FileType.DIRECTORY;
+            case "l" -> FileType.SYMLINK;
+            default -> FileType.OTHER;
+        };
+        BigDecimal t = new BigDecimal(mtime);
+        long secs = t.longValue();
+        long nanos = t.subtract(BigDecimal.valueOf(secs)).movePointRight(9).longValue();
+        return new FileInfo(rel, type, Long.parseLong(size), Integer.parseInt(mode, 8),
+                Instant.ofEpochSecond(secs, nanos), type == FileType.SYMLINK ? link : null);
+    }
+
+    private static List<String> split(byte[] out) {
+        List<String> f = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] == 0) {
+                f.add(new String(out, start, i - start, StandardCharsets.UTF_8));
+                start = i + 1;
+            }
+        }
+        return f;
+    }
+
+    @Override
+    public List<String> find(String path, String glob, List<String> excludes) {
+        String rel = WorkspacePaths.normalize(path);
+        Pattern p = Texts.glob(glob);
+        List<Pattern> ex = excludes.stream().map(Texts::glob).toList();
+        byte[] out = script("finding in " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel, "4096", "1",
+                "%P\\0").stdout();
+        List<String> entries = split(out);
+        entries.sort(null);
+        List<String> result = new ArrayList<>();
+        String skipped = null;
+        for (String e : entries) {
+            if (skipped != null && e.startsWith(skipped + "/")) {
+                continue;
+            }
+            if (excluded(ex, excludes, e)) {
+                skipped = e;
+                continue;
+            }
+            if (Texts.matches(p, glob, e)) {
+                result.add(WorkspacePaths.child(rel, e));
+            }
+        }
+        result.sort(null);
+        return result;
+    }
+
+    private static boolean excluded(List<Pattern> ex, List<String> globs, String relPath) {
+        for (int i = 0; i < ex.size(); i++) {
+            if (Texts.matches(ex.get(i), globs.get(i), relPath)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
+        String rel = WorkspacePaths.normalize(path);
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(regex, options.caseInsensitive()
+                    ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
+        } catch (java.util.regex.PatternSyntaxException e) {
+            throw new IllegalArgumentException("invalid regex: " + e.getDescription(), e);
+        }
+        FileInfo root = stat(rel);
+        if (root.type() == FileType.SYMLINK) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
+        }
+        List<Pattern> inc = options.includes().stream().map(Texts::glob).toList();
+        List<Pattern> exc = options.excludes().stream().map(Texts::glob).toList();
+        List<GrepMatch> matches = new ArrayList<>();
+        String abs = WorkspacePaths.absolute(rel);
+        try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
+             TarArchiveInputStream tar = new TarArchiveInputStream(raw)) {
+            String skipped = null;
+            for (TarArchiveEntry e; (e = tar.getNextEntry()) != null; ) {
+                String name = e.getName();
+                while (name.endsWith("/")) {
+                    name = name.substring(0, name.length() - 1);
+                }
+                int slash = name.indexOf('/');
+                String inner = root.isDirectory() ? (slash < 0 ? "" : name.substring(slash + 1)) : "";
+                if (inner.isEmpty() && root.isDirectory()) {
+                    continue;
+                }
+                if (skipped != null && inner.startsWith(skipped + "/")) {
+                    continue;
+                }
+                String matchPath = root.isDirectory() ? inner : root.name();
+                if (!exc.isEmpty() && excluded(exc, options.excludes(), matchPath)) {
+                    if (e.isDirectory()) {
+                        skipped = inner;
+                    }
+                    continue;
+                }
+                if (!e.isFile() || e.isSymbolicLink() || e.isLink() || e.getSize() > GREP_MAX_FILE) {
+                    continue;
+                }
+                if (!inc.isEmpty() && !excluded(inc, options.includes(), matchPath)) {
+                    continue;
+                }
+                byte[] data = tar.readAllBytes();
+                int probe = Math.min(data.length, 8192);
+                boolean binary = false;
+                for (int i = 0; i < probe; i++) {
+                    if (data[i] == 0) {
+                        binary = true;
+                        break;
+                    }
+                }
+                if (binary) {
+                    continue;
+                }
+                String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
+                String text = new String(data, StandardCharsets.UTF_8);
+                int lineNo = 0;
+                for (String line : text.split("\r?\n", -1)) {
+                    lineNo++;
+                    if (lineNo > 1 && line.isEmpty() && text.endsWith("\n")
+                            && lineNo == text.split("\r?\n", -1).length) {
+                        break;
+                    }
+                    Matcher m = pattern.matcher(line);
+                    if (m.find()) {
+                        matches.add(new GrepMatch(fileRel, lineNo,
+                                line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
+                        if (matches.size() >= options.maxResults()) {
+                            return sorted(matches);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("grep in " + rel, e);
+        }
+        return sorted(matches);
+    }
+
+    private static List<GrepMatch> sorted(List<GrepMatch> m) {
+        m.sort(Comparator.comparing(GrepMatch::path).thenComparingInt(GrepMatch::lineNumber));
+        return m;
+    }
+
+    // ------------------------------------------------------------------------------------------ tree changes
+
+    @Override
+    public void mkdirs(String path) {
+        String rel = WorkspacePaths.normalize(path);
+        script("creating " + rel, WorkspaceScripts.MKDIRS, null, rel);
+    }
+
+    @Override
+    public void move(String from, String to, boolean overwrite) {
+        String a = WorkspacePaths.requireNonRoot(from);
+        String b = WorkspacePaths.requireNonRoot(to);
+        script("moving " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "0");
+    }
+
+    @Override
+    public void copy(String from, String to, boolean overwrite) {
+        String a = WorkspacePaths.requireNonRoot(from);
+        String b = WorkspacePaths.requireNonRoot(to);
+        script("copying " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "1");
+    }
+
+    @Override
+    public void delete(String path, boolean recursive) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        script("deleting " + rel, WorkspaceScripts.DELETE, null, rel, recursive ? "1" : "0");
+    }
+
+    @Override
+    public EditResult replace(String path, String oldText, String newText) {
+        return edit(path, List.of(new Edit(oldText, newText)), false);
+    }
+
+    @Override
+    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+        String rel = WorkspacePaths.requireNonRoot(path);
+        String before = readText(rel);
+        String after = Texts.apply(rel, before, edits);
+        String diff = Texts.diff(rel, before, after);
+        if (!dryRun && !after.equals(before)) {
+            write(rel, after);
+        }
+        return new EditResult(rel, diff, edits.size(), !dryRun);
+    }
+
+    static byte[] drain(InputStream in) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        in.transferTo(b);
+        return b.toByteArray();
+    }
+}

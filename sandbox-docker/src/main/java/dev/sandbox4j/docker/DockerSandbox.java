@@ -1,0 +1,418 @@
+package dev.sandbox4j.docker;
+
+import com.github.dockerjava.api.command.CreateContainerResponse;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.LogConfig;
+import com.github.dockerjava.api.model.Mount;
+import com.github.dockerjava.api.model.MountType;
+import com.github.dockerjava.api.model.Ulimit;
+import dev.sandbox4j.CodeRunner;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Shell;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** One sandbox: one hardened container, a workspace volume and a private run volume. */
+final class DockerSandbox implements Sandbox {
+    private static final Logger LOG = LoggerFactory.getLogger(DockerSandbox.class);
+    static final Duration INTERNAL_TIMEOUT = Duration.ofSeconds(60);
+    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sandbox4j-docker-lifetime");
+        t.setDaemon(true);
+        return t;
+    });
+    private static String seccompDefault;
+
+    final String id;
+    final Engine engine;
+    final SandboxSpec spec;
+    final String user;
+    final int uid;
+    final int gid;
+    volatile String containerId;
+    final String workspaceVolume;
+    final String runVolume;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    final Set<DockerExecHandle> handles = ConcurrentHashMap.newKeySet();
+    final AtomicLong oomKills = new AtomicLong();
+    private Set<Language> languages = Set.of();
+    private SandboxInfo info;
+    private ScheduledFuture<?> expiry;
+    private final DockerShell shell;
+    private final DockerFiles files;
+    private final DockerCode code;
+
+    private DockerSandbox(Engine engine, SandboxSpec spec) {
+        this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
+        this.engine = engine;
+        this.spec = spec;
+        this.user = engine.options.user();
+        String[] ug = user.split(":");
+        this.uid = Integer.parseInt(ug[0]);
+        this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
+        this.workspaceVolume = "sandbox4j-" + id + "-ws";
+        this.runVolume = "sandbox4j-" + id + "-run";
+        this.shell = new DockerShell(this);
+        this.files = new DockerFiles(this);
+        this.code = new DockerCode(this);
+    }
+
+    static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
+        Engine engine = Engine.connect(options, options.requestTimeout());
+        DockerSandbox s = new DockerSandbox(engine, spec);
+        try {
+            engine.janitor();
+            s.create();
+            return s;
+        } catch (RuntimeException e) {
+            s.close();
+            throw DockerErrors.translate("opening a Docker sandbox", e);
+        }
+    }
+
+    private Map<String, String> labels() {
+        Map<String, String> labels = new LinkedHashMap<>(engine.options.labels());
+        labels.put(Engine.LABEL, "1");
+        labels.put(Engine.LABEL_ID, id);
+        labels.put(Engine.LABEL_OWNER, Engine.OWNER);
+        labels.put(Engine.LABEL_EXPIRES,
+                Long.toString(Instant.now().plus(spec.lifetime()).plusSeconds(60).getEpochSecond()));
+        return labels;
+    }
+
+    private void create() {
+        ResourceLimits l = spec.limits();
+        var c = engine.control;
+        Map<String, String> labels = labels();
+        c.createVolumeCmd().withName(workspaceVolume).withLabels(labels).exec();
+        c.createVolumeCmd().withName(runVolume).withLabels(labels).exec();
+        List<Ulimit> ulimits = new ArrayList<>();
+        ulimits.add(new Ulimit("nofile", 4096L, 4096L));
+        ulimits.add(new Ulimit("core", 0L, 0L));
+        if (l.maxFileBytes() > 0) {
+            ulimits.add(new Ulimit("fsize", l.maxFileBytes(), l.maxFileBytes()));
+        }
+        Map<String, String> tmpfs = new LinkedHashMap<>();
+        long tmp = l.tmpBytes() > 0 ? l.tmpBytes() : 256 * ResourceLimits.MIB;
+        tmpfs.put("/tmp", "rw,nosuid,nodev,size=" + tmp + ",mode=1777");
+        HostConfig hc = HostConfig.newHostConfig()
+                .withNetworkMode(spec.network() == NetworkPolicy.NONE ? "none" : "bridge")
+                .withPrivileged(false)
+                .withCapDrop(Capability.ALL)
+                .withSecurityOpts(List.of("no-new-privileges:true", "seccomp=" + seccompProfile()))
+                .withReadonlyRootfs(true)
+                .withTmpFs(tmpfs)
+                .withShmSize(64 * ResourceLimits.MIB)
+                .withIpcMode("private")
+                .withOomScoreAdj(500)
+                .withUlimits(ulimits)
+                .withInit(false)
+                .withLogConfig(new LogConfig(LogConfig.LoggingType.JSON_FILE, Map.of("max-size", "1m", "max-file", "1")))
+                .withMounts(List.of(
+                        new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE),
+                        new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")))
+                .withAutoRemove(false);
+        if (l.maxProcesses() > 0) {
+            hc.withPidsLimit((long) l.maxProcesses());
+        }
+        if (l.memoryBytes() > 0) {
+            hc.withMemory(l.memoryBytes()).withMemorySwap(l.memoryBytes());
+        }
+        if (l.cpus() > 0) {
+            hc.withNanoCPUs((long) (l.cpus() * 1_000_000_000L));
+        }
+        List<String> env = new ArrayList<>(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace",
+                "LANG=C.UTF-8", "TMPDIR=/tmp"));
+        spec.env().forEach((k, v) -> {
+            if (!k.equals(WorkspaceScripts.MARKER)) {
+                env.add(k + "=" + v);
+            }
+        });
+        CreateContainerResponse created = c.createContainerCmd(engine.options.image())
+                .withName("sandbox4j-" + id)
+                .withEntrypoint("/bin/bash", "-c", WorkspaceScripts.REAPER)
+                .withCmd(List.of())
+                .withUser(user)
+                .withWorkingDir(WorkspaceScripts.WORKSPACE)
+                .withEnv(env)
+                .withHostName("sandbox")
+                .withAttachStdin(false).withAttachStdout(false).withAttachStderr(false)
+                .withStdinOpen(false).withTty(false)
+                .withStopSignal("SIGKILL")
+                .withLabels(labels)
+                .withHostConfig(hc)
+                .exec();
+        containerId = created.getId();
+        c.startContainerCmd(containerId).exec();
+        // The run volume's root belongs to root; give the sandbox user a private directory in it.
+        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null)), uid, gid);
+        Engine.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
+        String out = probe.out();
+        EnumSet<Language> langs = EnumSet.noneOf(Language.class);
+        for (String line : out.split("\n")) {
+            switch (line.trim()) {
+                case "lang:python3" -> langs.add(Language.PYTHON);
+                case "lang:node" -> langs.add(Language.JAVASCRIPT);
+                case "lang:bash" -> langs.add(Language.BASH);
+                default -> {
+                    if (line.startsWith("oom:") && line.length() > 4) {
+                        try {
+                            oomKills.set(Long.parseLong(line.substring(4).trim()));
+                        } catch (NumberFormatException ignored) {
+                            // no counter on this kernel
+                        }
+                    }
+                }
+            }
+        }
+        if (!out.contains("ws:ok")) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
+                    + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
+                    + out.strip() + " / exit " + probe.exitCode() + " " + new String(probe.stderr(), StandardCharsets.UTF_8).strip() + ")");
+        }
+        if (!out.contains("run:ok")) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot prepare the private run directory in "
+                    + engine.options.image());
+        }
+        languages = Set.copyOf(langs);
+        for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
+            files.write(f.getKey(), f.getValue());
+        }
+        info = buildInfo();
+        expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private SandboxInfo buildInfo() {
+        InspectContainerResponse ic = engine.control.inspectContainerCmd(containerId).exec();
+        HostConfig h = ic.getHostConfig();
+        long mem = h.getMemory() == null ? 0 : h.getMemory();
+        long pids = h.getPidsLimit() == null || h.getPidsLimit() < 0 ? 0 : h.getPidsLimit();
+        double cpus = h.getNanoCPUs() == null ? 0 : h.getNanoCPUs() / 1e9;
+        long fsize = 0;
+        if (h.getUlimits() != null) {
+            for (Ulimit u : h.getUlimits()) {
+                if ("fsize".equals(u.getName())) {
+                    fsize = u.getHardLong() == null ? 0 : u.getHardLong();
+                }
+            }
+        }
+        long tmp = spec.limits().tmpBytes() > 0 ? spec.limits().tmpBytes() : 256 * ResourceLimits.MIB;
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("image", engine.options.image());
+        details.put("imageId", String.valueOf(ic.getImageId()));
+        details.put("container", containerId.substring(0, 12));
+        details.put("user", user);
+        details.put("network", String.valueOf(h.getNetworkMode()));
+        details.put("readonlyRootfs", String.valueOf(h.getReadonlyRootfs()));
+        details.put("seccomp", "sandbox4j profile (inline)");
+        details.put("engine", engine.host);
+        Set<Feature> features = EnumSet.copyOf(DockerSandboxProvider.FEATURES);
+        if (mem == 0) {
+            features.remove(Feature.MEMORY_LIMIT);
+        }
+        if (pids == 0) {
+            features.remove(Feature.PROCESS_LIMIT);
+        }
+        if (cpus == 0) {
+            features.remove(Feature.CPU_LIMIT);
+        }
+        if (languages.isEmpty()) {
+            features.remove(Feature.CODE_EXECUTION);
+        }
+        if (spec.network() != NetworkPolicy.NONE) {
+            details.put("networkPolicy", "allow_all (default bridge)");
+        }
+        return new SandboxInfo(id, DockerSandboxProvider.NAME, features,
+                new ResourceLimits(mem, (int) pids, cpus, fsize, tmp), details);
+    }
+
+    static synchronized String seccompProfile(DockerOptions o) {
+        if (o.seccompProfile() != null) {
+            return o.seccompProfile();
+        }
+        if (seccompDefault == null) {
+            try (InputStream in = DockerSandbox.class.getResourceAsStream("seccomp.json")) {
+                if (in == null) {
+                    throw new IllegalStateException("seccomp.json resource missing");
+                }
+                seccompDefault = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return seccompDefault;
+    }
+
+    private String seccompProfile() {
+        return seccompProfile(engine.options);
+    }
+
+    /** Runs an internal command as the sandbox user with the internal marker. */
+    Engine.Ran internal(List<String> cmd, java.io.OutputStream out) {
+        ensureOpen();
+        return engine.run(containerId, cmd, user, List.of(WorkspaceScripts.MARKER + "=internal"), out, 64 << 20,
+                INTERNAL_TIMEOUT);
+    }
+
+    /** Kills every process carrying one of the markers (and unmarked strays when sweep). Best effort. */
+    void kill(boolean sweep, String... markers) {
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", "-c", WorkspaceScripts.KILLER, "sandbox4j-kill",
+                sweep ? "1" : "0"));
+        cmd.addAll(List.of(markers));
+        // A fork bomb may hold every pid for a moment: retry until the killer itself could start.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        RuntimeException last = null;
+        while (System.nanoTime() < deadline && !closed.get()) {
+            try {
+                Engine.Ran r = engine.run(containerId, cmd, user, List.of(WorkspaceScripts.MARKER + "=killer"), null,
+                        1 << 16, Duration.ofSeconds(5));
+                if (r.exitCode() == 0) {
+                    return;
+                }
+                last = new IllegalStateException("killer exit " + r.exitCode() + ": "
+                        + new String(r.stderr(), StandardCharsets.UTF_8));
+            } catch (RuntimeException e) {
+                last = e;
+                if (e instanceof SandboxException se && se.kind() == ErrorKind.INTERRUPTED) {
+                    Thread.interrupted();
+                }
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (last != null) {
+            LOG.warn("sandbox4j: killing processes in {} failed: {}", id, last.toString());
+        }
+    }
+
+    /** The memory-limit detail when the OOM killer fired since the last check, else null. */
+    String oomDetail() {
+        try {
+            Engine.Ran r = engine.run(containerId, List.of("/bin/sh", "-c", WorkspaceScripts.OOM_COUNT), user,
+                    List.of(WorkspaceScripts.MARKER + "=internal"), null, 4096, Duration.ofSeconds(10));
+            String s = r.out().trim();
+            if (s.isEmpty()) {
+                return null;
+            }
+            long now = Long.parseLong(s);
+            long before = oomKills.getAndSet(now);
+            if (now > before) {
+                return "killed by the out-of-memory killer: memory limit of "
+                        + (spec.limits().memoryBytes() / ResourceLimits.MIB) + " MiB exceeded";
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("reading the OOM counter failed", e);
+        }
+        return null;
+    }
+
+    Set<Language> languages() {
+        return languages;
+    }
+
+    void ensureOpen() {
+        if (closed.get()) {
+            throw DockerErrors.closed(id);
+        }
+    }
+
+    boolean closed() {
+        return closed.get();
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public Shell shell() {
+        return shell;
+    }
+
+    @Override
+    public CodeRunner code() {
+        return code;
+    }
+
+    @Override
+    public FileSystem files() {
+        return files;
+    }
+
+    @Override
+    public SandboxInfo info() {
+        ensureOpen();
+        return info;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (expiry != null) {
+            expiry.cancel(false);
+        }
+        for (DockerExecHandle h : handles) {
+            h.onSandboxClosed();
+        }
+        if (containerId != null) {
+            engine.removeContainerQuietly(containerId);
+        }
+        engine.removeVolumeQuietly(workspaceVolume);
+        engine.removeVolumeQuietly(runVolume);
+        engine.close();
+    }
+
+    static InputStream bytes(byte[] b) {
+        return new ByteArrayInputStream(b);
+    }
+
+    @Override
+    public String toString() {
+        return "DockerSandbox[" + id + "]";
+    }
+}

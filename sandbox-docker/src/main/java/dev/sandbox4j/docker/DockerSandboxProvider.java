@@ -1,0 +1,65 @@
+package dev.sandbox4j.docker;
+
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.spi.SandboxProvider;
+
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The {@code docker} backend: each sandbox is one hardened container (non-root, no capabilities,
+ * no-new-privileges, sandbox4j's seccomp profile, read-only root, no network by default, cgroup limits) with its
+ * workspace on a Docker volume, driven through the Engine API only, so a remote engine ({@code DOCKER_HOST=tcp://})
+ * works. Needs a running engine and the image of {@link DockerOptions#image()}.
+ */
+public final class DockerSandboxProvider implements SandboxProvider {
+    static final String NAME = "docker";
+    static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
+            Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION,
+            Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
+            Feature.POSIX_PERMISSIONS));
+
+    private final DockerOptions options;
+
+    /** A provider with {@link DockerOptions#defaults()}; what {@link java.util.ServiceLoader} uses. */
+    public DockerSandboxProvider() {
+        this(DockerOptions.defaults());
+    }
+
+    public DockerSandboxProvider(DockerOptions options) {
+        this.options = Objects.requireNonNull(options, "options");
+    }
+
+    public DockerOptions options() {
+        return options;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return 50;
+    }
+
+    @Override
+    public Set<Feature> features() {
+        return FEATURES;
+    }
+
+    @Override
+    public Optional<String> unavailableReason() {
+        return Engine.probe(options);
+    }
+
+    @Override
+    public Sandbox open(SandboxSpec spec) {
+        return DockerSandbox.open(options, Objects.requireNonNull(spec, "spec"));
+    }
+}

@@ -1,0 +1,169 @@
+package dev.sandbox4j.docker;
+
+import dev.sandbox4j.ExecHandle;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.Shell;
+import dev.sandbox4j.StreamType;
+import dev.sandbox4j.spi.OutputBuffer;
+import dev.sandbox4j.spi.WorkspacePaths;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Commands: one exec per command, run by a tiny wrapper that sets the directory and stdin. Every process of the
+ * command inherits an environment marker; a timeout or kill ends every process carrying it (setsid and double forks
+ * included), plus unmarked strays that cleared their environment.
+ */
+final class DockerShell implements Shell {
+    private final DockerSandbox sandbox;
+
+    DockerShell(DockerSandbox sandbox) {
+        this.sandbox = sandbox;
+    }
+
+    static String newMarker() {
+        return "x" + UUID.randomUUID().toString().replace("-", "");
+    }
+
+    List<String> env(ExecRequest request, String marker) {
+        List<String> env = new ArrayList<>();
+        for (Map.Entry<String, String> e : request.env().entrySet()) {
+            if (!e.getKey().equals(WorkspaceScripts.MARKER)) {
+                env.add(e.getKey() + "=" + e.getValue());
+            }
+        }
+        env.add(WorkspaceScripts.MARKER + "=" + marker);
+        return env;
+    }
+
+    static String cwd(ExecRequest request) {
+        return WorkspacePaths.absolute(request.cwd() == null ? "" : request.cwd());
+    }
+
+    int limit(ExecRequest request) {
+        return request.outputLimit() > 0 ? request.outputLimit() : sandbox.spec.outputLimit();
+    }
+
+    /** Uploads stdin to the private run dir; returns its path, or "" for none. */
+    String stageStdin(ExecRequest request, String marker) {
+        if (!request.hasStdin()) {
+            return "";
+        }
+        byte[] data = request.stdin();
+        String name = "in-" + marker;
+        sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.RUN_DIR,
+                List.of(new Engine.Entry(name, 0600, data.length, () -> DockerSandbox.bytes(data))),
+                sandbox.uid, sandbox.gid);
+        return WorkspaceScripts.RUN_DIR + "/" + name;
+    }
+
+    @Override
+    public ExecResult run(ExecRequest request) {
+        sandbox.ensureOpen();
+        String marker = newMarker();
+        String cwd = cwd(request);
+        Duration timeout = request.timeout() != null ? request.timeout() : sandbox.spec.commandTimeout();
+        int limit = limit(request);
+        OutputBuffer out = new OutputBuffer(limit);
+        OutputBuffer err = new OutputBuffer(limit);
+        String stdin = stageStdin(request, marker);
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd, stdin));
+        cmd.addAll(request.argv());
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),
+                (isErr, bytes) -> (isErr ? err : out).write(bytes));
+        Integer exit;
+        try {
+            exit = exec.await(deadline);
+        } catch (InterruptedException e) {
+            sandbox.kill(true, marker);
+            exec.closeStream();
+            Thread.currentThread().interrupt();
+            throw DockerErrors.interrupted("command '" + request.displayCommand() + "'");
+        } catch (SandboxException e) {
+            exec.closeStream();
+            throw gone(e);
+        }
+        ExecStatus status = ExecStatus.COMPLETED;
+        String detail = "";
+        int code;
+        if (exit == null) {
+            sandbox.kill(true, marker);
+            try {
+                exec.awaitStream(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (SandboxException ignored) {
+                // output so far is kept
+            }
+            exec.closeStream();
+            status = ExecStatus.TIMEOUT;
+            code = -1;
+            detail = "timed out after " + human(timeout) + "; the command's process tree was killed";
+        } else {
+            code = exit;
+            if (code == 137) {
+                String oom = sandbox.oomDetail();
+                if (oom != null) {
+                    status = ExecStatus.KILLED;
+                    detail = oom;
+                }
+            }
+        }
+        out.finish();
+        err.finish();
+        return new ExecResult(status, code, out.text(), err.text(), Duration.ofNanos(System.nanoTime() - start),
+                out.truncation(), err.truncation(), detail);
+    }
+
+    private SandboxException gone(SandboxException e) {
+        if (sandbox.closed()) {
+            return DockerErrors.closed(sandbox.id);
+        }
+        return e;
+    }
+
+    static String human(Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? (ms / 1000) + " s" : ms + " ms";
+    }
+
+    @Override
+    public ExecHandle start(ExecRequest request, OutputListener listener) {
+        sandbox.ensureOpen();
+        String marker = newMarker();
+        String cwd = cwd(request);
+        int limit = limit(request);
+        OutputListener l = listener == null ? OutputListener.NONE : listener;
+        OutputBuffer out = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDOUT, t));
+        OutputBuffer err = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDERR, t));
+        String fifo = WorkspaceScripts.RUN_DIR + "/fifo-" + marker;
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.BG_WRAP, "sandbox4j", cwd, fifo));
+        cmd.addAll(request.argv());
+        long start = System.nanoTime();
+        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),
+                (isErr, bytes) -> (isErr ? err : out).write(bytes));
+        DockerExecHandle h = new DockerExecHandle(sandbox, request, marker, fifo, exec, out, err, start);
+        sandbox.handles.add(h);
+        h.begin(request.timeout());
+        if (request.hasStdin()) {
+            h.writeStdin(request.stdin());
+            h.closeStdin();
+        }
+        return h;
+    }
+
+    static long nanos(Duration d) {
+        return TimeUnit.NANOSECONDS.convert(d);
+    }
+}

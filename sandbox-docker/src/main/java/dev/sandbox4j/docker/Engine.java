@@ -1,0 +1,555 @@
+package dev.sandbox4j.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.command.ExecCreateCmdResponse;
+import com.github.dockerjava.api.command.InspectExecResponse;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Frame;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.transport.DockerHttpClient;
+import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import dev.sandbox4j.SandboxException;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/** The connection to one Docker engine: a control client with short timeouts and a stream client for exec output. */
+final class Engine implements Closeable {
+    private static final Logger LOG = LoggerFactory.getLogger(Engine.class);
+    static final String LABEL = "dev.sandbox4j";
+    static final String LABEL_OWNER = "dev.sandbox4j.owner";
+    static final String LABEL_EXPIRES = "dev.sandbox4j.expires";
+    static final String LABEL_ID = "dev.sandbox4j.id";
+    static final String OWNER = ownerId();
+
+    final DockerOptions options;
+    final DockerClient control;
+    final DockerClient stream;
+    final String host;
+
+    private Engine(DockerOptions options, DockerClient control, DockerClient stream, String host) {
+        this.options = options;
+        this.control = control;
+        this.stream = stream;
+        this.host = host;
+    }
+
+    static Engine connect(DockerOptions options, Duration requestTimeout) {
+        DefaultDockerClientConfig.Builder b = DefaultDockerClientConfig.createDefaultConfigBuilder();
+        if (options.dockerHost() != null) {
+            b.withDockerHost(options.dockerHost());
+        }
+        if (options.apiVersion() != null) {
+            b.withApiVersion(options.apiVersion());
+        }
+        DockerClientConfig cfg = b.build();
+        DockerHttpClient controlHttp = new ZerodepDockerHttpClient.Builder().dockerHost(cfg.getDockerHost())
+                .sslConfig(cfg.getSSLConfig()).maxConnections(32).connectionTimeout(options.connectTimeout())
+                .responseTimeout(requestTimeout).build();
+        // Exec output may be silent for as long as the command's own timeout; that timeout bounds the wait instead.
+        DockerHttpClient streamHttp = new ZerodepDockerHttpClient.Builder().dockerHost(cfg.getDockerHost())
+                .sslConfig(cfg.getSSLConfig()).maxConnections(256).connectionTimeout(options.connectTimeout())
+                .responseTimeout(Duration.ofDays(1)).build();
+        return new Engine(options, DockerClientImpl.getInstance(cfg, controlHttp),
+                DockerClientImpl.getInstance(cfg, streamHttp), cfg.getDockerHost().toString());
+    }
+
+    /** Pings the engine; empty when it answers, else why not. */
+    static Optional<String> probe(DockerOptions options) {
+        try (Engine e = connect(options, options.pingTimeout())) {
+            CompletableFuture<Void> ping = CompletableFuture.runAsync(() -> e.control.pingCmd().exec());
+            try {
+                ping.get(options.pingTimeout().toMillis() + 500, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException te) {
+                ping.cancel(true);
+                return Optional.of("the Docker engine at " + e.host + " did not answer a ping within "
+                        + options.pingTimeout().toMillis() + " ms; start dockerd or set DOCKER_HOST");
+            }
+            try {
+                e.control.inspectImageCmd(options.image()).exec();
+            } catch (RuntimeException ie) {
+                return Optional.of("the Docker engine at " + e.host + " has no image '" + options.image()
+                        + "'; build it with scripts/build-test-image.sh or set SANDBOX4J_DOCKER_IMAGE");
+            }
+            return Optional.empty();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while pinging the Docker engine");
+        } catch (Exception ex) {
+            Throwable c = ex.getCause() != null ? ex.getCause() : ex;
+            return Optional.of("cannot reach the Docker engine (" + c.getClass().getSimpleName() + ": "
+                    + c.getMessage() + "); start dockerd, or set DOCKER_HOST (unix:///var/run/docker.sock or "
+                    + "tcp://host:2375) to a running engine");
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            control.close();
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
+        }
+        try {
+            stream.close();
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- exec
+
+    /** A started exec: its output goes to the two consumers as frames arrive. */
+    final class Exec {
+        final String id;
+        final ResultCallback.Adapter<Frame> callback;
+        volatile long lastFrame = System.nanoTime();
+        final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        volatile Throwable error;
+        volatile boolean closedByUs;
+
+        Exec(String id, ResultCallback.Adapter<Frame> callback) {
+            this.id = id;
+            this.callback = callback;
+        }
+
+        /**
+         * Waits until the exec's process ended and its output drained, or until the deadline. Returns the exit code,
+         * or null when the deadline passed first. A process whose background children keep the output open counts
+         * as ended once the process itself exits (its children keep running; their later output is dropped).
+         */
+        Integer await(long deadlineNanos) throws InterruptedException {
+            long poll = 10;
+            while (true) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                if (awaitStream(Math.min(TimeUnit.NANOSECONDS.toMillis(left) + 1, poll))) {
+                    return exitCode();
+                }
+                InspectExecResponse r = inspect();
+                // Before the (asynchronous) start has reached the engine an exec reads "not running": only trust an
+                // exit once the process had a pid.
+                boolean started = r.getPidLong() != null && r.getPidLong() > 0;
+                if (started && !Boolean.TRUE.equals(r.isRunning()) && r.getExitCodeLong() != null) {
+                    drainAfterExit();
+                    return r.getExitCodeLong().intValue();
+                }
+                poll = Math.min(poll * 2, 200);
+            }
+        }
+
+        /**
+         * The process exited but the stream is still open: background children may hold it. Waits until it closes,
+         * or for 300 ms of silence, at most 2 s, then closes it.
+         */
+        void drainAfterExit() throws InterruptedException {
+            long hardStop = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (System.nanoTime() < hardStop) {
+                if (awaitStream(50)) {
+                    return;
+                }
+                if (System.nanoTime() - lastFrame > TimeUnit.MILLISECONDS.toNanos(300)) {
+                    break;
+                }
+            }
+            closeStream();
+        }
+
+        boolean awaitStream(long millis) throws InterruptedException {
+            // Not callback.awaitCompletion(timeout): docker-java 3.7.1 closes the stream when that times out.
+            boolean done = ended.await(millis, TimeUnit.MILLISECONDS);
+            Throwable t = error;
+            if (done && t != null && !closedByUs) {
+                throw DockerErrors.translate("reading command output", t);
+            }
+            return done;
+        }
+
+        InspectExecResponse inspect() {
+            try {
+                return control.inspectExecCmd(id).exec();
+            } catch (RuntimeException e) {
+                throw DockerErrors.translate("inspecting a command", e);
+            }
+        }
+
+        int exitCode() {
+            for (int i = 0; i < 200; i++) {
+                InspectExecResponse r = inspect();
+                if (r.getPidLong() != null && r.getPidLong() > 0 && !Boolean.TRUE.equals(r.isRunning())
+                        && r.getExitCodeLong() != null) {
+                    return r.getExitCodeLong().intValue();
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return -1;
+                }
+            }
+            return -1;
+        }
+
+        void closeStream() {
+            closedByUs = true;
+            try {
+                callback.close();
+            } catch (IOException | RuntimeException ignored) {
+                // already closed
+            }
+        }
+    }
+
+    /** Creates and starts an exec; frames go to {@code sink(isStderr, bytes)}. */
+    Exec exec(String containerId, List<String> cmd, String user, List<String> env, BiConsumer<Boolean, byte[]> sink) {
+        ExecCreateCmdResponse created;
+        try {
+            created = control.execCreateCmd(containerId).withCmd(cmd.toArray(String[]::new)).withUser(user)
+                    .withEnv(env).withWorkingDir(WorkspaceScripts.WORKSPACE).withAttachStdout(true)
+                    .withAttachStderr(true).withAttachStdin(false).withTty(false).withPrivileged(false).exec();
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("starting a command", e);
+        }
+        Exec[] self = new Exec[1];
+        ResultCallback.Adapter<Frame> cb = new ResultCallback.Adapter<>() {
+            @Override
+            public void onNext(Frame frame) {
+                if (self[0] != null) {
+                    self[0].lastFrame = System.nanoTime();
+                }
+                byte[] payload = frame.getPayload();
+                if (payload == null || payload.length == 0) {
+                    return;
+                }
+                switch (frame.getStreamType()) {
+                    case STDOUT, RAW -> sink.accept(false, payload);
+                    case STDERR -> sink.accept(true, payload);
+                    default -> { }
+                }
+            }
+
+            @Override
+            public void onError(Throwable throwable) {
+                if (self[0] != null) {
+                    self[0].error = throwable;
+                    self[0].ended.countDown();
+                }
+                super.onError(throwable);
+            }
+
+            @Override
+            public void onComplete() {
+                if (self[0] != null) {
+                    self[0].ended.countDown();
+                }
+                super.onComplete();
+            }
+        };
+        Exec exec = new Exec(created.getId(), cb);
+        self[0] = exec;
+        try {
+            stream.execStartCmd(created.getId()).withDetach(false).withTty(false).exec(cb);
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("starting a command", e);
+        }
+        return exec;
+    }
+
+    /** Result of a short internal exec. */
+    record Ran(int exitCode, byte[] stdout, byte[] stderr) {
+        String out() {
+            return new String(stdout, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * Runs a short internal command (file operations, probes), stdout streamed to {@code out} when given, else kept
+     * up to {@code cap} bytes. Fails with TIMEOUT after {@code timeout}.
+     */
+    Ran run(String containerId, List<String> cmd, String user, List<String> env, OutputStream out, int cap,
+            Duration timeout) {
+        ByteArrayOutputStream bout = new ByteArrayOutputStream();
+        ByteArrayOutputStream berr = new ByteArrayOutputStream();
+        IOException[] failed = new IOException[1];
+        Exec e = exec(containerId, cmd, user, env, (isErr, bytes) -> {
+            if (isErr) {
+                synchronized (berr) {
+                    if (berr.size() < 64 * 1024) {
+                        berr.write(bytes, 0, bytes.length);
+                    }
+                }
+            } else if (out != null) {
+                try {
+                    if (failed[0] == null) {
+                        out.write(bytes);
+                    }
+                } catch (IOException io) {
+                    failed[0] = io;
+                }
+            } else {
+                synchronized (bout) {
+                    if (bout.size() + bytes.length > cap) {
+                        failed[0] = new IOException("output over " + cap + " bytes");
+                    } else {
+                        bout.write(bytes, 0, bytes.length);
+                    }
+                }
+            }
+        });
+        Integer exit;
+        try {
+            exit = e.await(System.nanoTime() + timeout.toNanos());
+        } catch (InterruptedException ie) {
+            e.closeStream();
+            Thread.currentThread().interrupt();
+            throw DockerErrors.interrupted("a file operation");
+        }
+        if (exit == null) {
+            e.closeStream();
+            throw new SandboxException(dev.sandbox4j.ErrorKind.TIMEOUT, "an internal command did not finish in "
+                    + timeout.toSeconds() + " s: " + cmd.get(0));
+        }
+        // The stream may complete a moment after the process exit code is known.
+        try {
+            e.awaitStream(2000);
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
+        if (failed[0] != null) {
+            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "reading from the sandbox: "
+                    + failed[0].getMessage(), failed[0]);
+        }
+        synchronized (berr) {
+            return new Ran(exit, bout.toByteArray(), berr.toByteArray());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- tar upload
+
+    /** One file or directory to upload; directories have null content. */
+    record Entry(String name, int mode, long size, InputStreamSupplier content) {
+    }
+
+    @FunctionalInterface
+    interface InputStreamSupplier {
+        InputStream open() throws IOException;
+    }
+
+    /** Uploads entries (names relative to {@code remoteDir}) owned by uid:gid, streaming through a pipe. */
+    void upload(String containerId, String remoteDir, List<Entry> entries, int uid, int gid) {
+        PipedInputStream in = new PipedInputStream(256 * 1024);
+        CompletableFuture<Void> writer;
+        try {
+            PipedOutputStream pout = new PipedOutputStream(in);
+            writer = CompletableFuture.runAsync(() -> {
+                try (TarArchiveOutputStream tar = new TarArchiveOutputStream(pout)) {
+                    tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+                    tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
+                    for (Entry en : entries) {
+                        boolean dir = en.content() == null;
+                        TarArchiveEntry te = new TarArchiveEntry(dir ? en.name() + "/" : en.name());
+                        te.setMode((dir ? 040000 : 0100000) | en.mode());
+                        te.setIds(uid, gid);
+                        te.setModTime(java.util.Date.from(Instant.now()));
+                        if (!dir) {
+                            te.setSize(en.size());
+                        }
+                        tar.putArchiveEntry(te);
+                        if (!dir) {
+                            try (InputStream data = en.content().open()) {
+                                long copied = data.transferTo(tar);
+                                if (copied != en.size()) {
+                                    throw new IOException("content changed size while uploading " + en.name());
+                                }
+                            }
+                        }
+                        tar.closeArchiveEntry();
+                    }
+                    tar.finish();
+                } catch (IOException ex) {
+                    throw new java.io.UncheckedIOException(ex);
+                }
+            }, UPLOADERS);
+        } catch (IOException ex) {
+            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "preparing an upload: " + ex.getMessage(), ex);
+        }
+        try {
+            control.copyArchiveToContainerCmd(containerId).withRemotePath(remoteDir).withTarInputStream(in)
+                    // copyUIDGID stays false: the engine then keeps the tar headers' uid/gid (the sandbox user).
+                    // copyUIDGID=true makes Engine 20.10 look the container user up in the *host's* passwd.
+                    .withNoOverwriteDirNonDir(false).exec();
+        } catch (RuntimeException ex) {
+            writer.cancel(true);
+            throw DockerErrors.translate("uploading to the sandbox", ex);
+        } finally {
+            try {
+                in.close();
+            } catch (IOException ignored) {
+                // closed
+            }
+        }
+        try {
+            writer.get(30, TimeUnit.SECONDS);
+        } catch (Exception ex) {
+            Throwable c = ex.getCause() != null ? ex.getCause() : ex;
+            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "uploading to the sandbox: " + c.getMessage(), c);
+        }
+    }
+
+    private static final java.util.concurrent.ExecutorService UPLOADERS =
+            java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "sandbox4j-docker-upload");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /** Spools a stream of unknown length to a host temp file so the tar header can carry its size. */
+    static Path spool(InputStream content) {
+        try {
+            Path tmp = Files.createTempFile("sandbox4j-upload", ".bin");
+            tmp.toFile().deleteOnExit();
+            try (OutputStream o = Files.newOutputStream(tmp)) {
+                content.transferTo(o);
+            }
+            return tmp;
+        } catch (IOException e) {
+            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "reading the content to write: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- janitor
+
+    /**
+     * Removes containers and volumes of sandbox4j whose owner JVM on this host is gone or whose expiry passed.
+     * Best effort: errors are logged, never thrown.
+     */
+    void janitor() {
+        try {
+            long now = Instant.now().getEpochSecond();
+            List<Container> containers = control.listContainersCmd().withShowAll(true)
+                    .withLabelFilter(Map.of(LABEL, "1")).exec();
+            List<String> live = new ArrayList<>();
+            for (Container c : containers) {
+                Map<String, String> labels = c.getLabels() == null ? Map.of() : c.getLabels();
+                if (stale(labels, now)) {
+                    LOG.info("sandbox4j janitor: removing stale container {}", c.getId());
+                    removeContainerQuietly(c.getId());
+                } else if (labels.get(LABEL_ID) != null) {
+                    live.add(labels.get(LABEL_ID));
+                }
+            }
+            var volumes = control.listVolumesCmd().withFilter("label", List.of(LABEL + "=1")).exec().getVolumes();
+            if (volumes != null) {
+                for (var v : volumes) {
+                    Map<String, String> labels = v.getLabels() == null ? Map.of() : v.getLabels();
+                    if (stale(labels, now) && !live.contains(labels.get(LABEL_ID))) {
+                        LOG.info("sandbox4j janitor: removing stale volume {}", v.getName());
+                        removeVolumeQuietly(v.getName());
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("sandbox4j janitor failed", e);
+        }
+    }
+
+    static boolean stale(Map<String, String> labels, long nowEpoch) {
+        String expires = labels.get(LABEL_EXPIRES);
+        if (expires != null) {
+            try {
+                if (Long.parseLong(expires) < nowEpoch) {
+                    return true;
+                }
+            } catch (NumberFormatException ignored) {
+                // not ours to judge
+            }
+        }
+        String owner = labels.get(LABEL_OWNER);
+        if (owner == null) {
+            return false;
+        }
+        String[] parts = owner.split(":");
+        if (parts.length != 3 || !parts[0].equals(OWNER.split(":")[0])) {
+            return false; // another host's sandbox: only its expiry counts
+        }
+        try {
+            long pid = Long.parseLong(parts[1]);
+            long start = Long.parseLong(parts[2]);
+            Optional<ProcessHandle> p = ProcessHandle.of(pid);
+            if (p.isEmpty()) {
+                return true;
+            }
+            Optional<Instant> started = p.get().info().startInstant();
+            return started.isPresent() && Math.abs(started.get().toEpochMilli() - start) > 2000;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    void removeContainerQuietly(String id) {
+        try {
+            control.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+        } catch (RuntimeException e) {
+            LOG.debug("removing container {} failed: {}", id, e.toString());
+        }
+    }
+
+    void removeVolumeQuietly(String name) {
+        for (int i = 0; i < 5; i++) {
+            try {
+                control.removeVolumeCmd(name).exec();
+                return;
+            } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.debug("removing volume {} failed: {}", name, e.toString());
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private static String ownerId() {
+        String host;
+        try {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            host = System.getenv().getOrDefault("HOSTNAME", "unknown");
+        }
+        host = host.replace(':', '_');
+        ProcessHandle self = ProcessHandle.current();
+        long start = self.info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        return host + ":" + self.pid() + ":" + start;
+    }
+}

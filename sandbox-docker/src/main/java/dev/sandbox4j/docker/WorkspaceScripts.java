@@ -1,0 +1,202 @@
+package dev.sandbox4j.docker;
+
+/**
+ * The small POSIX sh scripts the backend runs inside the container, as the sandbox user, for file operations and
+ * process control. User data never goes into a script's text: it travels as argv entries ({@code "$1"}) or files.
+ */
+final class WorkspaceScripts {
+    static final String WORKSPACE = "/workspace";
+    /** Private directory (on a second volume) for stdin files, code files and FIFOs. */
+    static final String RUN_DIR = "/var/sandbox4j/run";
+    static final String MARKER = "SANDBOX4J_EXEC";
+
+    private WorkspaceScripts() {
+    }
+
+    /** Reaper PID 1: ignores TERM/INT/HUP (and SIGKILL from inside the namespace), reaps orphans. */
+    static final String REAPER = "trap '' TERM INT HUP; while :; do sleep 1 & wait $!; done";
+
+    /** Runs a user command: $1 cwd, $2 stdin file or empty, then argv. */
+    static final String WRAP = """
+            cd -- "$1" 2>/dev/null || { printf 'sandbox4j: working directory not found: %s\\n' "$1" >&2; exit 126; }
+            if [ -n "$2" ]; then exec 0<"$2"; rm -f -- "$2"; else exec 0</dev/null; fi
+            shift 2
+            exec "$@"
+            """;
+
+    /** Runs a background command whose stdin is a FIFO: $1 cwd, $2 fifo path, then argv. */
+    static final String BG_WRAP = """
+            cd -- "$1" 2>/dev/null || { printf 'sandbox4j: working directory not found: %s\\n' "$1" >&2; exit 126; }
+            f=$2; shift 2
+            mkfifo -m 600 -- "$f" || exit 125
+            ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
+              exec 3<>"$f" >/dev/null 2>&1 </dev/null; exec sleep 2147483647 ) &
+            exec 0<"$f"
+            exec "$@"
+            """;
+
+    /**
+     * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose
+     * environment carries one of the given markers ($2...), and with $1 = 1 also every process that carries no marker
+     * at all (strays that cleared their environment). Stops them first so they cannot fork while being killed.
+     */
+    static final String KILLER = """
+            sweep=$1; shift; me=$$
+            for round in 1 2 3 4 5 6 7 8 9 10; do
+              pids=()
+              for d in /proc/[0-9]*; do
+                p=${d#/proc/}
+                [[ $p == 1 || $p == "$me" ]] && continue
+                m=; seen=0
+                while IFS= read -r -d '' kv; do
+                  seen=1
+                  if [[ $kv == SANDBOX4J_EXEC=* ]]; then m=${kv#SANDBOX4J_EXEC=}; break; fi
+                done 2>/dev/null < "$d/environ" || true
+                hit=0
+                for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
+                if [[ $sweep == 1 && -z $m && $seen == 1 ]]; then hit=1; fi
+                (( hit )) && pids+=("$p")
+              done
+              (( ${#pids[@]} )) || exit 0
+              kill -STOP "${pids[@]}" 2>/dev/null
+              kill -KILL "${pids[@]}" 2>/dev/null
+            done
+            exit 0
+            """;
+
+    /** Probe at open: languages, OOM counter, workspace writability, run dir. */
+    static final String PROBE = """
+            for l in python3 node bash; do command -v "$l" >/dev/null 2>&1 && echo "lang:$l"; done
+            test -w /workspace && echo ws:ok
+            mkdir -p /var/sandbox4j/run 2>/dev/null; test -w /var/sandbox4j/run && echo run:ok
+            echo "oom:$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null | head -n1)"
+            """;
+
+    static final String OOM_COUNT = "sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control "
+            + "/sys/fs/cgroup/memory.events 2>/dev/null | head -n1";
+
+    /** Shared functions of the file scripts: fail KIND MESSAGE, and walk REL CREATE, which sets P. */
+    static final String PRELUDE = """
+            set -f
+            fail() { printf 'E:%s:%s\\n' "$1" "$2" >&2; exit 3; }
+            rel() { r=${1#/workspace}; r=${r#/}; printf '%s' "${r:-.}"; }
+            walk() {
+              _r=$1; _c=$2; P=/workspace
+              [ -z "$_r" ] && return 0
+              _o=$IFS; IFS=/; set -- $_r; IFS=$_o
+              while [ $# -gt 1 ]; do
+                P=$P/$1; shift
+                if [ -L "$P" ]; then fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"; fi
+                if [ ! -e "$P" ]; then
+                  if [ "$_c" = 1 ]; then
+                    mkdir -- "$P" 2>/dev/null || { [ -d "$P" ] && [ ! -L "$P" ]; } || fail IO_ERROR "cannot create the directory $(rel "$P")"
+                  else
+                    fail NOT_FOUND "no such file or directory: $(rel "$P")"
+                  fi
+                elif [ ! -d "$P" ]; then
+                  fail NOT_A_DIRECTORY "not a directory: $(rel "$P")"
+                fi
+              done
+              P=$P/$1
+            }
+            """;
+
+    static final String STAT = """
+            walk "$1" 0
+            [ -e "$P" ] || [ -L "$P" ] || fail NOT_FOUND "no such file or directory: $(rel "$P")"
+            find "$P" -maxdepth 0 -printf '%y\\0%s\\0%m\\0%T@\\0%l\\0'
+            """;
+
+    static final String EXISTS = """
+            walk "$1" 0
+            if [ -e "$P" ] || [ -L "$P" ]; then echo yes; else echo no; fi
+            """;
+
+    /** $1 rel, $2 depth, $3 hidden (1/0), $4 format. */
+    static final String LIST = """
+            walk "$1" 0
+            [ -n "$1" ] && [ -L "$P" ] && fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"
+            [ -e "$P" ] || fail NOT_FOUND "no such directory: $(rel "$P")"
+            [ -d "$P" ] || fail NOT_A_DIRECTORY "not a directory: $(rel "$P")"
+            if [ "$3" = 1 ]; then find "$P" -mindepth 1 -maxdepth "$2" -printf "$4"
+            else find "$P" -mindepth 1 -maxdepth "$2" -name '.*' -prune -o -printf "$4"; fi
+            """;
+
+    /** $1 rel, $2 max bytes, $3 mode (all|stream|bytes|lines), $4 $5 range. */
+    static final String READ = """
+            walk "$1" 0
+            [ -L "$P" ] && fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"
+            [ -e "$P" ] || fail NOT_FOUND "no such file: $(rel "$P")"
+            [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
+            [ -f "$P" ] || fail PERMISSION_DENIED "not a regular file: $(rel "$P")"
+            case $3 in
+              all) s=$(stat -c %s -- "$P"); [ "$s" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $s bytes, over the read limit of $2 bytes"; exec cat -- "$P" ;;
+              stream) exec cat -- "$P" ;;
+              bytes) tail -c +"$4" -- "$P" | head -c "$5" ;;
+              lines) exec sed -n -e "$4,$5p" -e "$5q" -- "$P" ;;
+            esac
+            """;
+
+    /** Prepares a write or append of $1: creates parents, checks the target, prints its mode. */
+    static final String PREPARE_WRITE = """
+            walk "$1" 1
+            [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
+            [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
+            if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
+            if [ -f "$P" ]; then stat -c %a -- "$P"; else echo 644; fi
+            """;
+
+    /** $1 uploaded temp file (absolute), $2 rel target, $3 append (1/0). */
+    static final String COMMIT_WRITE = """
+            t=$1
+            trap 'rm -f -- "$t"' EXIT
+            walk "$2" 0
+            [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
+            [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
+            if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
+            if [ "$3" = 1 ]; then cat -- "$t" >> "$P"; else mv -f -T -- "$t" "$P"; fi
+            """;
+
+    static final String MKDIRS = """
+            walk "$1" 1
+            if [ -L "$P" ]; then fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"
+            elif [ -d "$P" ]; then exit 0
+            elif [ -e "$P" ]; then fail NOT_A_DIRECTORY "exists and is not a directory: $(rel "$P")"
+            fi
+            mkdir -- "$P" 2>/dev/null || [ -d "$P" ] || fail IO_ERROR "cannot create the directory $(rel "$P")"
+            """;
+
+    /** $1 rel, $2 recursive (1/0). */
+    static final String DELETE = """
+            walk "$1" 0
+            [ -e "$P" ] || [ -L "$P" ] || fail NOT_FOUND "no such file or directory: $(rel "$P")"
+            if [ -d "$P" ] && [ ! -L "$P" ]; then
+              if [ "$2" = 1 ]; then rm -rf -- "$P"
+              else rmdir -- "$P" 2>/dev/null || { [ -n "$(ls -A -- "$P")" ] && fail DIRECTORY_NOT_EMPTY "directory not empty: $(rel "$P")"; rmdir -- "$P"; }
+              fi
+            else rm -f -- "$P"; fi
+            """;
+
+    /** $1 from, $2 to, $3 overwrite (1/0), $4 copy (1/0). */
+    static final String MOVE = """
+            walk "$1" 0; S=$P
+            [ -e "$S" ] || [ -L "$S" ] || fail NOT_FOUND "no such file or directory: $(rel "$S")"
+            walk "$2" 1; D=$P
+            case "$D/" in "$S/"*) fail INVALID_PATH "cannot move or copy $(rel "$S") into itself" ;; esac
+            if [ -e "$D" ] || [ -L "$D" ]; then
+              [ "$3" = 1 ] || fail ALREADY_EXISTS "the target exists: $(rel "$D")"
+              if [ -d "$D" ] && [ ! -L "$D" ]; then
+                [ -n "$(ls -A -- "$D")" ] && fail DIRECTORY_NOT_EMPTY "the target is a non-empty directory: $(rel "$D")"
+                if [ ! -d "$S" ] || [ -L "$S" ]; then fail IS_A_DIRECTORY "the target is a directory: $(rel "$D")"; fi
+              elif [ -d "$S" ] && [ ! -L "$S" ]; then fail NOT_A_DIRECTORY "the target is not a directory: $(rel "$D")"
+              fi
+            fi
+            if [ "$4" = 1 ]; then
+              T=${D%/*}/.sandbox4j-copy-$$
+              cp -R -P --preserve=mode,timestamps,links -T -- "$S" "$T" || { rm -rf -- "$T"; exit 1; }
+              mv -f -T -- "$T" "$D" || { rm -rf -- "$T"; exit 1; }
+            else
+              mv -f -T -- "$S" "$D"
+            fi
+            """;
+}

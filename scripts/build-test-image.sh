@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds the sandbox4j Docker runtime image (default tag sandbox4j/runtime:bookworm) from Debian
+# bookworm with debootstrap, without any registry. Idempotent: exits immediately when the tag exists,
+# unless --force is given.
+#
+# Requirements (fresh Debian 12): docker.io, debootstrap, root (or sudo) for debootstrap.
+# Env: SANDBOX4J_DOCKER_IMAGE (tag), DEBIAN_MIRROR (defaults to the first deb.debian.org-style URI
+# in /etc/apt/sources.list*, else http://deb.debian.org/debian), SANDBOX_UID (10001).
+set -euo pipefail
+
+TAG="${SANDBOX4J_DOCKER_IMAGE:-sandbox4j/runtime:bookworm}"
+FORCE=0
+for a in "$@"; do
+  case "$a" in
+    --force) FORCE=1 ;;
+    --tag=*) TAG="${a#--tag=}" ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "unknown argument: $a" >&2; exit 2 ;;
+  esac
+done
+
+if [[ $FORCE -eq 0 ]] && docker image inspect "$TAG" >/dev/null 2>&1; then
+  echo "image $TAG already present (use --force to rebuild)"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+mirror_from_apt() {
+  local m=""
+  if compgen -G "/etc/apt/sources.list.d/*.sources" >/dev/null; then
+    m=$(grep -h '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | grep -v security | head -n1 || true)
+  fi
+  if [[ -z "$m" && -f /etc/apt/sources.list ]]; then
+    m=$(grep -E '^deb ' /etc/apt/sources.list | awk '{print $2}' | grep -v security | head -n1 || true)
+  fi
+  echo "${m:-http://deb.debian.org/debian}"
+}
+MIRROR="${DEBIAN_MIRROR:-$(mirror_from_apt)}"
+SANDBOX_UID="${SANDBOX_UID:-10001}"
+
+START=$(date +%s)
+WORK=$(mktemp -d /tmp/sandbox4j-rootfs.XXXXXX)
+cleanup() { $SUDO rm -rf --one-file-system "$WORK"; }
+trap cleanup EXIT
+ROOT="$WORK/rootfs"
+
+echo "debootstrap bookworm from $MIRROR into $ROOT"
+$SUDO debootstrap --variant=minbase \
+  --include=python3,nodejs,bash,coreutils,procps,findutils,grep,sed,tar \
+  bookworm "$ROOT" "$MIRROR"
+
+# Sandbox user and workspace.
+$SUDO chroot "$ROOT" /usr/sbin/groupadd -g "$SANDBOX_UID" sandbox
+$SUDO chroot "$ROOT" /usr/sbin/useradd -u "$SANDBOX_UID" -g "$SANDBOX_UID" -d /workspace -M -s /bin/bash sandbox
+$SUDO mkdir -p "$ROOT/workspace"
+$SUDO chown "$SANDBOX_UID:$SANDBOX_UID" "$ROOT/workspace"
+$SUDO chmod 0755 "$ROOT/workspace"
+
+# Strip what a runtime does not need.
+$SUDO rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/* "$ROOT"/var/cache/debconf/*-old \
+  "$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/usr/share/info/* "$ROOT"/usr/share/locale/* \
+  "$ROOT"/var/log/* "$ROOT"/tmp/* 2>/dev/null || true
+# No setuid/setgid binaries in the image (defence in depth; no-new-privileges blocks them anyway).
+$SUDO find "$ROOT" -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} + || true
+
+$SUDO tar -C "$ROOT" --numeric-owner -c . | docker import \
+  --change 'WORKDIR /workspace' \
+  --change "USER $SANDBOX_UID:$SANDBOX_UID" \
+  --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/workspace' \
+  --change 'VOLUME /workspace' \
+  --change 'CMD ["/bin/bash"]' \
+  --change 'LABEL dev.sandbox4j.image=1' \
+  - "$TAG"
+
+echo "built $TAG in $(( $(date +%s) - START ))s"
+docker image inspect "$TAG" --format '{{.Id}} {{.Size}}'
