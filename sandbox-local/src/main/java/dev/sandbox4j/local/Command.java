@@ -26,6 +26,7 @@ final class Command implements ExecHandle {
     final CompletableFuture<Integer> exit = new CompletableFuture<>();
     final long oomBefore;
     final long pidsDeniedBefore;
+    volatile boolean stdinClosed;
     volatile String failure;          // spawn failure message
     volatile ExecStatus forcedStatus; // TIMEOUT or KILLED when we ended it
     volatile String forcedDetail = "";

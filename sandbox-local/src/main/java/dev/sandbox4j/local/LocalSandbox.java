@@ -607,15 +607,22 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         return c;
     }
 
-    private static String cwdOf(String cwd) {
-        if (cwd.startsWith("/") && !cwd.equals(WorkspacePaths.WORKSPACE)
-                && !cwd.startsWith(WorkspacePaths.WORKSPACE + "/")) {
-            if (cwd.indexOf('\0') >= 0 || cwd.contains("/../") || cwd.endsWith("/..")) {
-                throw new SandboxException(ErrorKind.INVALID_PATH, "invalid working directory '" + cwd + "'");
+    /** The working directory in the jail: an existing directory of the workspace (checked without following links). */
+    private String cwdOf(String cwd) {
+        String normalized = WorkspacePaths.normalize(cwd);
+        if (!normalized.isEmpty()) {
+            dev.sandbox4j.FileInfo fi;
+            try {
+                fi = files.stat(normalized);
+            } catch (SandboxException e) {
+                throw new SandboxException(e.kind(), "working directory '" + cwd + "': " + e.getMessage(), e);
             }
-            return cwd; // elsewhere in the jail, e.g. /tmp: the jail is the boundary
+            if (fi.type() == dev.sandbox4j.FileType.FILE) {
+                throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
+                        + "' is not a directory");
+            }
         }
-        return WorkspacePaths.absolute(cwd);
+        return WorkspacePaths.absolute(normalized);
     }
 
     /** The host pid of a jail pid, found among the sandbox's processes by their NSpid. */
@@ -647,6 +654,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     void sendStdin(Command c, byte[] bytes) {
         checkOpen();
+        if (c.stdinClosed || c.exit.isDone()) {
+            throw new SandboxException(ErrorKind.CLOSED, "the standard input of " + c.command() + " is closed");
+        }
         for (int off = 0; off < bytes.length; off += 1 << 20) {
             int n = Math.min(1 << 20, bytes.length - off);
             byte[] chunk = new byte[n];
@@ -656,7 +666,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     void closeStdin(Command c) {
-        if (!closed.get()) {
+        if (!closed.get() && !c.stdinClosed && !c.exit.isDone()) {
+            c.stdinClosed = true;
             send(JailAgent.STDIN_CLOSE, c.id, new byte[0]);
         }
     }
@@ -743,7 +754,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             exec = exec.withStdin(code);
         } else {
             // code length header, then code, then the user's stdin
-            exec = ExecRequest.argv("/bin/sh", "-c", "n=$(head -n1); head -c \"$n\" > " + file
+            exec = ExecRequest.argv("/bin/sh", "-c", "IFS= read -r n || exit 125; head -c \"$n\" > " + file
                     + " || exit 125; " + interpreter + " " + file + "; rc=$?; rm -f " + file + "; exit $rc");
             byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
             byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);

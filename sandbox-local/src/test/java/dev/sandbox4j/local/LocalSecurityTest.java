@@ -368,9 +368,13 @@ class LocalSecurityTest {
         void badWorkingDirectories() {
             assertThatThrownBy(() -> s.shell().run(ExecRequest.shell("pwd").withCwd("../..")))
                     .isInstanceOf(SandboxException.class);
-            ExecResult r = s.shell().run(ExecRequest.shell("pwd").withCwd("does/not/exist"));
-            assertThat(r.isSuccess()).isFalse();
-            assertThat(s.shell().run(ExecRequest.shell("pwd").withCwd("/tmp")).stdout()).isEqualTo("/tmp\n");
+            assertThatThrownBy(() -> s.shell().run(ExecRequest.shell("pwd").withCwd("does/not/exist")))
+                    .isInstanceOf(SandboxException.class);
+            assertThatThrownBy(() -> s.shell().run(ExecRequest.shell("pwd").withCwd("/tmp")))
+                    .isInstanceOf(SandboxException.class);
+            sh(s, "mkdir -p real; ln -s /etc linkdir");
+            assertThat(s.shell().run(ExecRequest.shell("pwd").withCwd("real")).stdout())
+                    .isEqualTo("/workspace/real\n");
         }
 
         @Test
