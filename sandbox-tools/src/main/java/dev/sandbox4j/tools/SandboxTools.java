@@ -1,0 +1,690 @@
+package dev.sandbox4j.tools;
+
+import dev.sandbox4j.CodeRequest;
+import dev.sandbox4j.CodeResult;
+import dev.sandbox4j.Edit;
+import dev.sandbox4j.EditResult;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.FileInfo;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileType;
+import dev.sandbox4j.GrepMatch;
+import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+/**
+ * The agent tools over one sandbox: {@code bash}, {@code exec}, {@code execute_code}, {@code view} and the file
+ * tools, with one set of names, schemas, defaults and result shapes that every adapter shares.
+ *
+ * <pre>{@code
+ * SandboxTools tools = new SandboxTools(sandbox);
+ * ToolResult r = tools.call("bash", Map.of("command", "ls -la"));
+ * String forTheModel = r.toJson();   // {"success":true,"status":"completed","exit_code":0,...}
+ * }</pre>
+ *
+ * <p>{@link #call} never throws for anything a model can cause: bad arguments, sandbox errors and unexpected
+ * exceptions all come back as a {@link ToolResult} with {@code success:false}. Thread-safe if the sandbox is.
+ */
+public final class SandboxTools {
+    private static final ExecutorService WAITERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandbox-tools-exec");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final Sandbox sandbox;
+    private final ToolConfig config;
+    private final Map<String, ToolSpec> specs = new LinkedHashMap<>();
+
+    public SandboxTools(Sandbox sandbox) {
+        this(sandbox, ToolConfig.defaults());
+    }
+
+    public SandboxTools(Sandbox sandbox, ToolConfig config) {
+        this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+        this.config = Objects.requireNonNull(config, "config");
+        for (ToolSpec spec : specs(config)) {
+            specs.put(spec.name(), spec);
+        }
+    }
+
+    /** The tools this configuration offers (read-only mode and switched-off tools left out), in a stable order. */
+    public static List<ToolSpec> specs(ToolConfig config) {
+        return Catalog.all(config).stream().filter(config::enabled).collect(Collectors.toList());
+    }
+
+    /** Every tool, whatever the configuration. */
+    public static List<ToolSpec> allSpecs() {
+        return Catalog.all(ToolConfig.defaults());
+    }
+
+    /** The tools offered here. */
+    public List<ToolSpec> specs() {
+        return List.copyOf(specs.values());
+    }
+
+    public Sandbox sandbox() {
+        return sandbox;
+    }
+
+    public ToolConfig config() {
+        return config;
+    }
+
+    /** Calls a tool; never throws for bad input or sandbox failures. */
+    public ToolResult call(String tool, Map<String, ?> arguments) {
+        return call(tool, arguments, null);
+    }
+
+    /**
+     * Calls a tool, reporting a heartbeat to {@code progress} while a command runs.
+     *
+     * @param progress receives heartbeats every {@link ToolConfig#heartbeatInterval()}; null for none
+     */
+    public ToolResult call(String tool, Map<String, ?> arguments, ToolProgress progress) {
+        if (tool == null || !specs.containsKey(tool)) {
+            boolean known = tool != null && Catalog.all(config).stream().anyMatch(s -> s.name().equals(tool));
+            if (known && config.readOnly() && !config.disabled().contains(tool)) {
+                return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "tool '" + tool
+                        + "' changes the sandbox and this tool set is read-only", false);
+            }
+            return ToolResult.error(ErrorKind.UNSUPPORTED.code(), known ? "tool '" + tool + "' is switched off"
+                    : "unknown tool '" + tool + "'; tools: " + String.join(", ", specs.keySet()), false);
+        }
+        Args args = new Args(tool, arguments);
+        try {
+            return dispatch(tool, args, progress);
+        } catch (Args.ArgException e) {
+            return ToolResult.error(ToolResult.INVALID_ARGUMENT, e.getMessage(), false);
+        } catch (SandboxException e) {
+            return ToolResult.error(e);
+        } catch (IllegalArgumentException e) {
+            return ToolResult.error(ToolResult.INVALID_ARGUMENT, tool + ": " + e.getMessage(), false);
+        } catch (RuntimeException e) {
+            return ToolResult.error(ErrorKind.INTERNAL.code(), tool + " failed unexpectedly ("
+                    + e.getClass().getSimpleName() + ")", false);
+        }
+    }
+
+    private ToolResult dispatch(String tool, Args a, ToolProgress progress) {
+        switch (tool) {
+            case "bash":
+                return bash(a, progress);
+            case "exec":
+                return exec(a, progress);
+            case "execute_code":
+                return executeCode(a, progress);
+            case "view":
+                return view(a);
+            case "read_file":
+                return readFile(a);
+            case "read_multiple_files":
+                return readMultiple(a);
+            case "write_file":
+                return writeFile(a);
+            case "create_file":
+                return createFile(a);
+            case "str_replace":
+                return strReplace(a);
+            case "edit_file":
+                return editFile(a);
+            case "create_directory":
+                return createDirectory(a);
+            case "list_directory":
+                return listDirectory(a);
+            case "get_file_info":
+                return fileInfo(a);
+            case "move_file":
+                return moveFile(a);
+            case "search_files":
+                return searchFiles(a);
+            case "grep":
+                return grep(a);
+            default:
+                throw new IllegalStateException(tool);
+        }
+    }
+
+    private FileSystem fs() {
+        return sandbox.files();
+    }
+
+    // ------------------------------------------------------------------ commands
+
+    private record Timeout(Duration duration, String note) {
+    }
+
+    private Timeout timeout(Args a, String name, Duration fallback, TimeUnit unit) {
+        Long t = a.optLong(name);
+        if (t == null) {
+            return new Timeout(fallback, null);
+        }
+        if (t <= 0) {
+            throw new Args.ArgException("argument '" + name + "' must be positive, got " + t);
+        }
+        Duration asked = Duration.of(t, unit.toChronoUnit());
+        if (asked.compareTo(config.maxTimeout()) > 0) {
+            return new Timeout(config.maxTimeout(), "timeout lowered to the maximum of "
+                    + config.maxTimeout().toSeconds() + " s");
+        }
+        return new Timeout(asked, null);
+    }
+
+    private ToolResult bash(Args a, ToolProgress progress) {
+        String command = a.text("command");
+        String cwd = a.optString("cwd", null);
+        Timeout timeout = timeout(a, "timeout", config.defaultTimeout(), TimeUnit.SECONDS);
+        ExecRequest request = ExecRequest.shell(command).withTimeout(timeout.duration())
+                .withOutputLimit(config.outputLimit());
+        if (cwd != null && !cwd.isBlank()) {
+            request = request.withCwd(cwd);
+        }
+        ExecRequest r = request;
+        ExecResult result = await(() -> sandbox.shell().run(r), progress);
+        return ToolResult.ok(Shaping.execFields(result, Shaping.lastProgram(command), config.outputLimit(),
+                timeout.note()));
+    }
+
+    private ToolResult exec(Args a, ToolProgress progress) {
+        String program = a.text("program");
+        List<String> argv = new ArrayList<>();
+        argv.add(program);
+        argv.addAll(a.strings("args", false));
+        Map<String, String> env = a.stringMap("env");
+        List<String> refused = new ArrayList<>();
+        for (String name : env.keySet()) {
+            if (blocked(name)) {
+                refused.add(name);
+            }
+        }
+        if (!refused.isEmpty()) {
+            return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "refused environment variable"
+                    + (refused.size() > 1 ? "s " : " ") + String.join(", ", refused)
+                    + ": it can hijack the loader or an interpreter. Refused names: "
+                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.", false,
+                    Map.of("refused_env", refused));
+        }
+        String cwd = a.optString("cwd", null);
+        Timeout timeout = timeout(a, "timeout", config.defaultTimeout(), TimeUnit.SECONDS);
+        ExecRequest request = ExecRequest.argv(argv).withEnv(env).withTimeout(timeout.duration())
+                .withOutputLimit(config.outputLimit());
+        if (cwd != null && !cwd.isBlank()) {
+            request = request.withCwd(cwd);
+        }
+        ExecRequest r = request;
+        ExecResult result = await(() -> sandbox.shell().run(r), progress);
+        return ToolResult.ok(Shaping.execFields(result, Shaping.firstProgram(List.of(program)),
+                config.outputLimit(), timeout.note()));
+    }
+
+    boolean blocked(String name) {
+        String upper = name.toUpperCase(Locale.ROOT);
+        for (String b : config.blockedEnv()) {
+            String bu = b.toUpperCase(Locale.ROOT);
+            if (bu.endsWith("*") ? upper.startsWith(bu.substring(0, bu.length() - 1)) : upper.equals(bu)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private ToolResult executeCode(Args a, ToolProgress progress) {
+        String languageName = a.text("language");
+        String code = a.string("code");
+        String stdin = a.optString("stdin_data", null);
+        Timeout timeout = timeout(a, "timeout_ms", config.defaultCodeTimeout(), TimeUnit.MILLISECONDS);
+        Language language;
+        try {
+            language = Language.of(languageName);
+        } catch (SandboxException e) {
+            language = null;
+        }
+        List<String> supported = sandbox.code().languages().stream().map(Language::id)
+                .collect(Collectors.toCollection(TreeSet::new)).stream().collect(Collectors.toList());
+        if (language == null || !sandbox.code().languages().contains(language)) {
+            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE.code(), "language '" + languageName
+                    + "' is not supported here; supported: " + (supported.isEmpty() ? "none"
+                    : String.join(", ", supported)), false, Map.of("supported_languages", supported));
+        }
+        CodeRequest request = CodeRequest.of(language, code).withTimeout(timeout.duration())
+                .withOutputLimit(config.outputLimit());
+        if (stdin != null) {
+            request = request.withStdin(stdin);
+        }
+        CodeRequest r = request;
+        CodeResult result = await(() -> sandbox.code().run(r), progress);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("status", result.status().code());
+        f.put("exit_code", result.exitCode());
+        f.put("stdout", Shaping.cap(result.stdout(), config.outputLimit()));
+        f.put("stderr", Shaping.cap(result.stderr(), config.outputLimit()));
+        f.put("duration_ms", result.duration().toMillis());
+        f.put("language", language.id());
+        if (result.exec().truncated()) {
+            f.put("truncated", true);
+        }
+        if (timeout.note() != null) {
+            f.put("note", timeout.note());
+        }
+        return ToolResult.ok(f);
+    }
+
+    private interface Work<T> {
+        T run();
+    }
+
+    /** Runs blocking work, sending heartbeats while it runs if asked. */
+    private <T> T await(Work<T> work, ToolProgress progress) {
+        if (progress == null) {
+            return work.run();
+        }
+        long start = System.nanoTime();
+        Future<T> future = WAITERS.submit(work::run);
+        long interval = config.heartbeatInterval().toMillis();
+        try {
+            while (true) {
+                try {
+                    return future.get(interval, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    long elapsed = (System.nanoTime() - start) / 1_000_000;
+                    try {
+                        progress.heartbeat(elapsed, "still running after " + (elapsed / 1000) + " s");
+                    } catch (RuntimeException ignored) {
+                        // a listener failure must not stop the command
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            future.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "the call was interrupted; the command was stopped");
+        } catch (CancellationException e) {
+            throw new SandboxException(ErrorKind.INTERRUPTED, "the command was cancelled");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new SandboxException(ErrorKind.INTERNAL, "the command failed unexpectedly ("
+                    + cause.getClass().getSimpleName() + ")");
+        }
+    }
+
+    // ------------------------------------------------------------------ files
+
+    private ToolResult view(Args a) {
+        String path = a.string("path");
+        List<Long> range = a.longs("view_range");
+        FileInfo info = fs().stat(path);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", info.path());
+        if (info.isDirectory()) {
+            if (range != null) {
+                throw new Args.ArgException("view_range applies to files, and " + path + " is a directory");
+            }
+            List<FileInfo> entries = fs().list(path, 2, false);
+            f.put("type", "directory");
+            f.put("content", Views.tree(info.path(), entries));
+            f.put("entries", entries.size());
+            return ToolResult.ok(f);
+        }
+        if (info.type() != FileType.FILE) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, path + " is a " + info.type().name()
+                    .toLowerCase(Locale.ROOT) + (info.linkTarget() != null ? " to " + info.linkTarget() : "")
+                    + "; view it through its target");
+        }
+        int from = 1;
+        int to = -1;
+        if (range != null) {
+            if (range.size() != 2) {
+                throw new Args.ArgException("view_range must be [start, end], got " + range.size() + " numbers");
+            }
+            long s = range.get(0);
+            long e = range.get(1);
+            if (s < 1 || (e != -1 && e < s) || s > Integer.MAX_VALUE || e > Integer.MAX_VALUE) {
+                throw new Args.ArgException("view_range [" + s + ", " + e + "] is invalid: start must be >= 1"
+                        + " and end >= start, or -1 for the end of the file");
+            }
+            from = (int) s;
+            to = (int) e;
+        }
+        if (info.size() > FileSystem.MAX_READ_BYTES) {
+            if (range == null) {
+                throw new SandboxException(ErrorKind.TOO_LARGE, path + " is " + info.size() + " bytes, too large to"
+                        + " view whole; use read_file with offset and length, or grep");
+            }
+        }
+        byte[] head = fs().readBytes(path, 0, (int) Math.min(info.size(), 8192));
+        if (Views.hasNul(head)) {
+            return viewBinary(path, info, f);
+        }
+        String text = info.size() > FileSystem.MAX_READ_BYTES ? fs().readText(path, from, to)
+                : fs().readText(path);
+        if (info.size() > FileSystem.MAX_READ_BYTES) {
+            // readText(path, from, to) returned only the range; number it from 'from'
+            Views.Numbered n = Views.number(text, 1, -1, config.maxViewChars());
+            String shifted = renumber(n.content(), from - 1);
+            f.put("type", "text");
+            f.put("content", shifted);
+            return ToolResult.ok(f);
+        }
+        Views.Numbered n = Views.number(text, from, to, config.maxViewChars());
+        if (from > Math.max(1, n.totalLines())) {
+            throw new Args.ArgException("view_range starts at line " + from + " but " + path + " has "
+                    + n.totalLines() + " lines");
+        }
+        f.put("type", "text");
+        f.put("total_lines", n.totalLines());
+        f.put("content", n.content());
+        int wantedEnd = to < 0 ? n.totalLines() : Math.min(to, n.totalLines());
+        if (n.lastShown() < wantedEnd) {
+            f.put("truncated", true);
+            f.put("note", "shown lines " + from + "-" + n.lastShown() + " of " + n.totalLines()
+                    + "; use view_range [" + (n.lastShown() + 1) + ", -1] to see more");
+        }
+        return ToolResult.ok(f);
+    }
+
+    private static String renumber(String numbered, int offset) {
+        if (offset == 0) {
+            return numbered;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String line : numbered.split("\n")) {
+            int tab = line.indexOf('\t');
+            int n = Integer.parseInt(line.substring(0, tab).trim()) + offset;
+            sb.append(String.format("%6d", n)).append(line.substring(tab)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private ToolResult viewBinary(String path, FileInfo info, Map<String, Object> f) {
+        f.put("type", "binary");
+        f.put("size", info.size());
+        if (info.size() > config.maxReadBytes()) {
+            byte[] head = fs().readBytes(path, 0, 64);
+            f.put("mime_type", Views.mimeType(path, head));
+            f.put("note", "binary file larger than " + config.maxReadBytes()
+                    + " bytes: content not included; use read_file with offset and length");
+            return ToolResult.ok(f);
+        }
+        byte[] bytes = fs().readBytes(path);
+        String mime = Views.mimeType(path, bytes);
+        f.put("mime_type", mime);
+        f.put("encoding", "base64");
+        f.put("content", Base64.getEncoder().encodeToString(bytes));
+        List<ToolResult.Image> images = new ArrayList<>();
+        if (mime.startsWith("image/")) {
+            Views.Thumbnail t = Views.thumbnail(bytes);
+            if (t != null) {
+                f.put("image_width", t.width());
+                f.put("image_height", t.height());
+                f.put("thumbnail", t.thumbWidth() + "x" + t.thumbHeight() + " PNG attached as an image");
+                images.add(new ToolResult.Image(t.base64(), "image/png"));
+            }
+        }
+        return ToolResult.ok(f, images);
+    }
+
+    private ToolResult readFile(Args a) {
+        String path = a.string("path");
+        long offset = a.optLong("offset", 0);
+        Long lengthArg = a.optLong("length");
+        if (offset < 0) {
+            throw new Args.ArgException("offset must be >= 0, got " + offset);
+        }
+        if (lengthArg != null && lengthArg < 0) {
+            throw new Args.ArgException("length must be >= 0, got " + lengthArg);
+        }
+        FileInfo info = fs().stat(path);
+        if (info.isDirectory()) {
+            throw new SandboxException(ErrorKind.IS_A_DIRECTORY, path + " is a directory; use list_directory");
+        }
+        long available = Math.max(0, info.size() - offset);
+        long wanted = lengthArg == null ? available : Math.min(lengthArg, available);
+        int length = (int) Math.min(wanted, config.maxReadBytes());
+        byte[] bytes = fs().readBytes(path, offset, length);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", info.path());
+        f.put("size", info.size());
+        f.put("offset", offset);
+        f.put("length", bytes.length);
+        boolean eof = offset + bytes.length >= info.size();
+        f.put("eof", eof);
+        if (Views.hasNul(bytes)) {
+            f.put("encoding", "base64");
+            f.put("content", Base64.getEncoder().encodeToString(bytes));
+        } else {
+            f.put("encoding", "utf-8");
+            f.put("content", new String(bytes, StandardCharsets.UTF_8));
+        }
+        if (!eof && (lengthArg == null || lengthArg > bytes.length)) {
+            f.put("note", "read " + bytes.length + " of " + info.size() + " bytes; call again with offset "
+                    + (offset + bytes.length) + " to read on");
+        }
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult readMultiple(Args a) {
+        List<String> paths = a.strings("paths", true);
+        if (paths.isEmpty()) {
+            throw new Args.ArgException("argument 'paths' must name at least one file");
+        }
+        List<Object> results = new ArrayList<>();
+        int failed = 0;
+        for (String path : paths) {
+            ToolResult r = call("read_file", Map.of("path", path));
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("path", path);
+            r.fields().forEach((k, v) -> {
+                if (!k.equals("path")) {
+                    one.put(k, v);
+                }
+            });
+            if (!r.success()) {
+                failed++;
+            }
+            results.add(one);
+        }
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("files", results);
+        f.put("failed", failed);
+        return ToolResult.ok(f);
+    }
+
+    private String content(Args a) {
+        String content = a.string("content");
+        if (content.length() > config.maxWriteChars()) {
+            throw new SandboxException(ErrorKind.TOO_LARGE, "content of " + content.length()
+                    + " characters exceeds the limit of " + config.maxWriteChars() + " per call; write it in parts"
+                    + " with mode 'append'");
+        }
+        return content;
+    }
+
+    private ToolResult writeFile(Args a) {
+        String path = a.string("path");
+        String content = content(a);
+        String mode = a.optString("mode", "overwrite").toLowerCase(Locale.ROOT);
+        switch (mode) {
+            case "overwrite" -> fs().write(path, content);
+            case "append" -> fs().append(path, content);
+            default -> throw new Args.ArgException("mode must be 'overwrite' or 'append', got '" + mode + "'");
+        }
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", fs().stat(path).path());
+        f.put("mode", mode);
+        f.put("bytes_written", content.getBytes(StandardCharsets.UTF_8).length);
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult createFile(Args a) {
+        String path = a.string("path");
+        String content = content(a);
+        if (fs().exists(path)) {
+            throw new SandboxException(ErrorKind.ALREADY_EXISTS, path + " already exists; use view to read it,"
+                    + " str_replace to change it or write_file to replace it");
+        }
+        fs().write(path, content);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", fs().stat(path).path());
+        f.put("bytes_written", content.getBytes(StandardCharsets.UTF_8).length);
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult strReplace(Args a) {
+        String path = a.string("path");
+        String oldStr = a.string("old_str");
+        String newStr = a.string("new_str");
+        if (oldStr.isEmpty()) {
+            throw new Args.ArgException("old_str must not be empty; to write a whole file use write_file");
+        }
+        return edited(fs().replace(path, oldStr, newStr));
+    }
+
+    private ToolResult editFile(Args a) {
+        String path = a.string("path");
+        List<Edit> edits = a.edits("edits");
+        boolean dryRun = a.optBool("dryRun", false);
+        return edited(fs().edit(path, edits, dryRun));
+    }
+
+    private static ToolResult edited(EditResult r) {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", r.path());
+        f.put("applied", r.applied());
+        f.put("edits", r.edits());
+        f.put("diff", r.diff());
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult createDirectory(Args a) {
+        String path = a.string("path");
+        fs().mkdirs(path);
+        return ToolResult.ok(Map.of("path", fs().stat(path).path()));
+    }
+
+    private ToolResult listDirectory(Args a) {
+        String path = a.optString("path", ".");
+        List<FileInfo> entries = fs().list(path);
+        StringBuilder sb = new StringBuilder();
+        for (FileInfo e : entries) {
+            String tag = switch (e.type()) {
+                case DIRECTORY -> "[DIR] ";
+                case FILE -> "[FILE] ";
+                case SYMLINK -> "[LINK] ";
+                default -> "[OTHER] ";
+            };
+            sb.append(tag).append(e.name());
+            if (e.linkTarget() != null) {
+                sb.append(" -> ").append(e.linkTarget());
+            }
+            sb.append('\n');
+        }
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", path);
+        f.put("content", sb.toString());
+        f.put("entries", entries.size());
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult fileInfo(Args a) {
+        FileInfo info = fs().stat(a.string("path"));
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("path", info.path());
+        f.put("type", info.type().name().toLowerCase(Locale.ROOT));
+        f.put("size", info.size());
+        if (info.mode() >= 0) {
+            f.put("permissions", String.format("%04o", info.mode()));
+        }
+        f.put("modified", info.modified().toString());
+        if (info.linkTarget() != null) {
+            f.put("link_target", info.linkTarget());
+        }
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult moveFile(Args a) {
+        String source = a.string("source");
+        String destination = a.string("destination");
+        fs().move(source, destination, false);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("source", source);
+        f.put("destination", fs().stat(destination).path());
+        return ToolResult.ok(f);
+    }
+
+    private static final int MAX_FOUND = 1000;
+
+    private ToolResult searchFiles(Args a) {
+        String path = a.string("path");
+        String pattern = a.text("pattern");
+        List<String> excludes = a.strings("excludePatterns", false);
+        List<String> found = fs().find(path, pattern, excludes);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("matches", found.size() > MAX_FOUND ? found.subList(0, MAX_FOUND) : found);
+        f.put("count", found.size());
+        if (found.size() > MAX_FOUND) {
+            f.put("truncated", true);
+            f.put("note", "showing the first " + MAX_FOUND + " of " + found.size() + "; narrow the pattern");
+        }
+        return ToolResult.ok(f);
+    }
+
+    private ToolResult grep(Args a) {
+        String pattern = a.string("pattern");
+        if (pattern.isEmpty()) {
+            throw new Args.ArgException("argument 'pattern' of grep must not be empty");
+        }
+        String path = a.optString("path", ".");
+        String include = a.optString("include", null);
+        String exclude = a.optString("exclude", null);
+        boolean ci = a.optBool("case_insensitive", false);
+        long max = a.optLong("max_results", 200);
+        if (max <= 0 || max > 100_000) {
+            throw new Args.ArgException("max_results must be between 1 and 100000, got " + max);
+        }
+        GrepOptions options = GrepOptions.defaults().withCaseInsensitive(ci).withMaxResults((int) max);
+        if (include != null && !include.isBlank()) {
+            options = options.withIncludes(include);
+        }
+        if (exclude != null && !exclude.isBlank()) {
+            options = options.withExcludes(exclude);
+        }
+        List<GrepMatch> matches = fs().grep(pattern, path, options);
+        List<String> lines = new ArrayList<>();
+        for (GrepMatch m : matches) {
+            lines.add(m.path() + ":" + m.lineNumber() + ": " + m.line());
+        }
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("matches", lines);
+        f.put("count", lines.size());
+        if (lines.size() >= max) {
+            f.put("truncated", true);
+            f.put("note", "stopped at max_results=" + max + "; narrow the search or raise max_results");
+        }
+        return ToolResult.ok(f);
+    }
+}

@@ -1,0 +1,234 @@
+package dev.sandbox4j.tools;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How a tool set behaves: timeouts, caps, the refused environment variables, read-only mode and switched-off tools.
+ * Immutable; start from {@link #defaults()} or {@link #builder()}.
+ */
+public final class ToolConfig {
+    /**
+     * Environment variables {@code exec} refuses because they hijack the loader or an interpreter. An entry ending
+     * in {@code *} is a prefix.
+     */
+    public static final List<String> DEFAULT_BLOCKED_ENV = List.of("LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT",
+            "DYLD_*", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "RUBYOPT", "PERL5OPT",
+            "PERL5LIB", "BASH_ENV", "ENV");
+
+    private static final ToolConfig DEFAULTS = builder().build();
+
+    private final Duration defaultTimeout;
+    private final Duration maxTimeout;
+    private final Duration defaultCodeTimeout;
+    private final int outputLimit;
+    private final int maxWriteChars;
+    private final int maxReadBytes;
+    private final int maxViewChars;
+    private final Duration heartbeatInterval;
+    private final List<String> blockedEnv;
+    private final boolean readOnly;
+    private final Set<String> disabled;
+
+    private ToolConfig(Builder b) {
+        this.defaultTimeout = b.defaultTimeout;
+        this.maxTimeout = b.maxTimeout;
+        this.defaultCodeTimeout = b.defaultCodeTimeout;
+        this.outputLimit = b.outputLimit;
+        this.maxWriteChars = b.maxWriteChars;
+        this.maxReadBytes = b.maxReadBytes;
+        this.maxViewChars = b.maxViewChars;
+        this.heartbeatInterval = b.heartbeatInterval;
+        this.blockedEnv = List.copyOf(b.blockedEnv);
+        this.readOnly = b.readOnly;
+        this.disabled = Set.copyOf(b.disabled);
+    }
+
+    /** bash 120 s (at most 600 s), execute_code 5 s, 15,000 + 15,000 chars per stream, every tool on. */
+    public static ToolConfig defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.defaultTimeout = defaultTimeout;
+        b.maxTimeout = maxTimeout;
+        b.defaultCodeTimeout = defaultCodeTimeout;
+        b.outputLimit = outputLimit;
+        b.maxWriteChars = maxWriteChars;
+        b.maxReadBytes = maxReadBytes;
+        b.maxViewChars = maxViewChars;
+        b.heartbeatInterval = heartbeatInterval;
+        b.blockedEnv = List.copyOf(blockedEnv);
+        b.readOnly = readOnly;
+        b.disabled.addAll(disabled);
+        return b;
+    }
+
+    /** Timeout of {@code bash} and {@code exec} when the call gives none. */
+    public Duration defaultTimeout() {
+        return defaultTimeout;
+    }
+
+    /** The longest timeout a call may ask for; longer requests are lowered to it. */
+    public Duration maxTimeout() {
+        return maxTimeout;
+    }
+
+    /** Timeout of {@code execute_code} when the call gives none. */
+    public Duration defaultCodeTimeout() {
+        return defaultCodeTimeout;
+    }
+
+    /** Characters kept at each end of each output stream. */
+    public int outputLimit() {
+        return outputLimit;
+    }
+
+    /** The most characters {@code write_file}/{@code create_file} accept in one call. */
+    public int maxWriteChars() {
+        return maxWriteChars;
+    }
+
+    /** The most bytes one {@code read_file} call returns, and the largest binary {@code view} encodes. */
+    public int maxReadBytes() {
+        return maxReadBytes;
+    }
+
+    /** The most characters one {@code view} of a text file returns. */
+    public int maxViewChars() {
+        return maxViewChars;
+    }
+
+    /** How often a running command reports a heartbeat. */
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /** Environment variables {@code exec} refuses (a trailing {@code *} is a prefix). */
+    public List<String> blockedEnv() {
+        return blockedEnv;
+    }
+
+    /** Whether only reading tools are offered. */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    /** Tools switched off by name. */
+    public Set<String> disabled() {
+        return disabled;
+    }
+
+    /** Whether the named tool is offered under this configuration. */
+    public boolean enabled(ToolSpec spec) {
+        return !disabled.contains(spec.name()) && (!readOnly || spec.readOnly());
+    }
+
+    /** Builds a {@link ToolConfig}. */
+    public static final class Builder {
+        private Duration defaultTimeout = Duration.ofSeconds(120);
+        private Duration maxTimeout = Duration.ofSeconds(600);
+        private Duration defaultCodeTimeout = Duration.ofMillis(5_000);
+        private int outputLimit = 15_000;
+        private int maxWriteChars = 10_000_000;
+        private int maxReadBytes = 1 << 20;
+        private int maxViewChars = 60_000;
+        private Duration heartbeatInterval = Duration.ofSeconds(5);
+        private List<String> blockedEnv = DEFAULT_BLOCKED_ENV;
+        private boolean readOnly;
+        private final Set<String> disabled = new LinkedHashSet<>();
+
+        private Builder() {
+        }
+
+        public Builder defaultTimeout(Duration timeout) {
+            this.defaultTimeout = positive(timeout, "defaultTimeout");
+            return this;
+        }
+
+        public Builder maxTimeout(Duration timeout) {
+            this.maxTimeout = positive(timeout, "maxTimeout");
+            return this;
+        }
+
+        public Builder defaultCodeTimeout(Duration timeout) {
+            this.defaultCodeTimeout = positive(timeout, "defaultCodeTimeout");
+            return this;
+        }
+
+        public Builder outputLimit(int chars) {
+            this.outputLimit = positive(chars, "outputLimit");
+            return this;
+        }
+
+        public Builder maxWriteChars(int chars) {
+            this.maxWriteChars = positive(chars, "maxWriteChars");
+            return this;
+        }
+
+        public Builder maxReadBytes(int bytes) {
+            this.maxReadBytes = positive(bytes, "maxReadBytes");
+            return this;
+        }
+
+        public Builder maxViewChars(int chars) {
+            this.maxViewChars = positive(chars, "maxViewChars");
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = positive(interval, "heartbeatInterval");
+            return this;
+        }
+
+        /** Replaces the refused environment variables (a trailing {@code *} is a prefix). */
+        public Builder blockedEnv(List<String> names) {
+            this.blockedEnv = List.copyOf(names);
+            return this;
+        }
+
+        /** Offers only reading tools ({@code view}, {@code read_file}, {@code list_directory}, {@code grep}, ...). */
+        public Builder readOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+            return this;
+        }
+
+        /** Switches tools off by name. */
+        public Builder disable(String... tools) {
+            for (String t : tools) {
+                disabled.add(Objects.requireNonNull(t, "tool"));
+            }
+            return this;
+        }
+
+        public ToolConfig build() {
+            if (defaultTimeout.compareTo(maxTimeout) > 0) {
+                throw new IllegalArgumentException("defaultTimeout " + defaultTimeout + " exceeds maxTimeout "
+                        + maxTimeout);
+            }
+            return new ToolConfig(this);
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " (" + d + ") must be positive");
+            }
+            return d;
+        }
+
+        private static int positive(int n, String what) {
+            if (n <= 0) {
+                throw new IllegalArgumentException(what + " (" + n + ") must be positive");
+            }
+            return n;
+        }
+    }
+}

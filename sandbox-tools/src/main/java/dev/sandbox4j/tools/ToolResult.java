@@ -1,0 +1,103 @@
+package dev.sandbox4j.tools;
+
+import dev.sandbox4j.SandboxException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * What a tool call returns: a flat JSON object for the model, plus images for protocols that carry them.
+ *
+ * <p>Every result has {@code success}. A failed call has {@code error_type} (an {@link dev.sandbox4j.ErrorKind}
+ * code such as {@code not_found}, or {@code invalid_argument} for bad input), {@code message} (what went wrong and
+ * what to do) and {@code retryable}. A command that ran and exited non-zero is a successful call: its exit code and
+ * summary say how it went.
+ */
+public final class ToolResult {
+    /** The {@code error_type} of a call whose arguments are missing, of the wrong type or out of range. */
+    public static final String INVALID_ARGUMENT = "invalid_argument";
+
+    /**
+     * An image to show the model alongside the JSON (a thumbnail, from {@code view}).
+     *
+     * @param base64   the image bytes, base64-encoded
+     * @param mimeType such as {@code image/png}
+     */
+    public record Image(String base64, String mimeType) {
+    }
+
+    private final Map<String, Object> fields;
+    private final List<Image> images;
+
+    ToolResult(Map<String, Object> fields, List<Image> images) {
+        this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
+        this.images = List.copyOf(images);
+    }
+
+    static ToolResult ok(Map<String, Object> fields) {
+        return ok(fields, List.of());
+    }
+
+    static ToolResult ok(Map<String, Object> fields, List<Image> images) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("success", true);
+        all.putAll(fields);
+        return new ToolResult(all, images);
+    }
+
+    /** A failed call: {@code success:false}, {@code error_type}, {@code message}, {@code retryable}. */
+    public static ToolResult error(String errorType, String message, boolean retryable) {
+        return error(errorType, message, retryable, Map.of());
+    }
+
+    static ToolResult error(String errorType, String message, boolean retryable, Map<String, Object> extra) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("success", false);
+        all.put("error_type", Objects.requireNonNull(errorType, "errorType"));
+        all.put("message", Objects.requireNonNull(message, "message"));
+        all.put("retryable", retryable);
+        all.putAll(extra);
+        return new ToolResult(all, List.of());
+    }
+
+    /** A failed call from a sandbox exception: its code, message and retryability. */
+    public static ToolResult error(SandboxException e) {
+        return error(e.code(), e.getMessage(), e.retryable());
+    }
+
+    public boolean success() {
+        return Boolean.TRUE.equals(fields.get("success"));
+    }
+
+    /** The {@code error_type} of a failed call, or null. */
+    public String errorType() {
+        return (String) fields.get("error_type");
+    }
+
+    /** The result's fields, in order. */
+    public Map<String, Object> fields() {
+        return fields;
+    }
+
+    /** One field, or null. */
+    public Object get(String name) {
+        return fields.get(name);
+    }
+
+    /** Images to show the model where the protocol carries them (not part of {@link #toJson()}). */
+    public List<Image> images() {
+        return images;
+    }
+
+    /** The fields as a JSON object, the text a model reads. */
+    public String toJson() {
+        return Json.write(fields);
+    }
+
+    @Override
+    public String toString() {
+        return toJson();
+    }
+}
