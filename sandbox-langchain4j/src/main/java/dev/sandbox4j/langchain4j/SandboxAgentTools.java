@@ -1,0 +1,206 @@
+package dev.sandbox4j.langchain4j;
+
+import dev.langchain4j.agent.tool.P;
+import dev.langchain4j.agent.tool.Tool;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.tools.SandboxTools;
+import dev.sandbox4j.tools.ToolConfig;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The sandbox tools as LangChain4j {@code @Tool} methods, for {@code AiServices.builder(..).tools(..)}.
+ * Every method returns the tool's JSON result; errors are results ({@code success:false}, {@code error_type},
+ * {@code message}, {@code retryable}), never exceptions.
+ *
+ * <pre>{@code
+ * Agent agent = AiServices.builder(Agent.class).chatModel(model)
+ *     .tools(new SandboxAgentTools(sandbox)).build();
+ * }</pre>
+ *
+ * <p>All sixteen methods are always exposed here; switched-off or writing tools in a read-only configuration answer
+ * with an error result. To hide them from the model, use {@link SandboxToolProvider}, which also carries the full
+ * descriptions of {@code sandbox-tools}.
+ */
+public class SandboxAgentTools {
+    /** One exact-text edit of {@code edit_file}. */
+    public record EditArg(@P(name = "oldText", description = "Exact text to find; must occur exactly once") String oldText,
+                          @P(name = "newText", description = "Text to put in its place") String newText) {
+    }
+
+    private final SandboxTools tools;
+
+    public SandboxAgentTools(Sandbox sandbox) {
+        this(new SandboxTools(sandbox));
+    }
+
+    public SandboxAgentTools(Sandbox sandbox, ToolConfig config) {
+        this(new SandboxTools(sandbox, config));
+    }
+
+    public SandboxAgentTools(SandboxTools tools) {
+        this.tools = tools;
+    }
+
+    private String call(String tool, Object... kv) {
+        Map<String, Object> args = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            if (kv[i + 1] != null) {
+                args.put((String) kv[i], kv[i + 1]);
+            }
+        }
+        return tools.call(tool, args).toJson();
+    }
+
+    @Tool(name = "bash", value = "Run a shell command (/bin/sh -c) in the sandbox, workspace as working directory;"
+            + " state persists between calls. Returns exit_code, stdout, stderr, status and a summary. Each stream"
+            + " keeps its first and last 15000 characters. grep/rg exit 1 = no match, diff/cmp exit 1 = files"
+            + " differ: answers, not failures.")
+    public String bash(@P(name = "command", description = "The command line to run") String command,
+                       @P(name = "cwd", description = "Working directory inside the workspace", required = false)
+                       String cwd,
+                       @P(name = "timeout", description = "Timeout in seconds (default 120)", required = false)
+                       Integer timeout) {
+        return call("bash", "command", command, "cwd", cwd, "timeout", timeout);
+    }
+
+    @Tool(name = "exec", value = "Run one program with an argument list, without a shell, with optional extra"
+            + " environment variables (loader/interpreter hijacking ones such as LD_PRELOAD are refused).")
+    public String exec(@P(name = "program", description = "Program to run, e.g. python3") String program,
+                       @P(name = "args", description = "Arguments, one per element", required = false)
+                       List<String> args,
+                       @P(name = "env", description = "Extra environment variables (name to value)",
+                               required = false) Map<String, String> env,
+                       @P(name = "cwd", description = "Working directory inside the workspace", required = false)
+                       String cwd,
+                       @P(name = "timeout", description = "Timeout in seconds (default 120)", required = false)
+                       Integer timeout) {
+        return call("exec", "program", program, "args", args, "env", env, "cwd", cwd, "timeout", timeout);
+    }
+
+    @Tool(name = "execute_code", value = "Run a code snippet (python, javascript or bash) and return stdout,"
+            + " stderr, exit_code, status (completed, timeout, error_runtime, error_setup) and duration_ms.")
+    public String executeCode(@P(name = "language", description = "python, javascript or bash") String language,
+                              @P(name = "code", description = "The source code to run") String code,
+                              @P(name = "stdin_data", description = "Text for standard input", required = false)
+                              String stdinData,
+                              @P(name = "timeout_ms", description = "Timeout in milliseconds (default 5000)",
+                                      required = false) Integer timeoutMs) {
+        return call("execute_code", "language", language, "code", code, "stdin_data", stdinData, "timeout_ms",
+                timeoutMs);
+    }
+
+    @Tool(name = "view", value = "Look at a file (with line numbers; binary as base64 with its MIME type) or a"
+            + " directory (two levels).")
+    public String view(@P(name = "path", description = "Path in the workspace") String path,
+                       @P(name = "view_range", description = "[start, end] lines, 1-indexed, inclusive; end -1 ="
+                               + " to the end", required = false) List<Integer> viewRange) {
+        return call("view", "path", path, "view_range", viewRange);
+    }
+
+    @Tool(name = "read_file", value = "Read a file, or a byte range of it (offset, length); text as UTF-8, other"
+            + " content as base64.")
+    public String readFile(@P(name = "path", description = "Path in the workspace") String path,
+                           @P(name = "offset", description = "Byte offset (default 0)", required = false)
+                           Long offset,
+                           @P(name = "length", description = "Bytes to read", required = false) Long length) {
+        return call("read_file", "path", path, "offset", offset, "length", length);
+    }
+
+    @Tool(name = "read_multiple_files", value = "Read several files at once; one failing does not stop the others.")
+    public String readMultipleFiles(@P(name = "paths", description = "Paths of the files") List<String> paths) {
+        return call("read_multiple_files", "paths", paths);
+    }
+
+    @Tool(name = "write_file", value = "Write text to a file (parents created); mode overwrite (default) or append.")
+    public String writeFile(@P(name = "path", description = "Path in the workspace") String path,
+                            @P(name = "content", description = "The text to write") String content,
+                            @P(name = "mode", description = "overwrite or append", required = false) String mode) {
+        return call("write_file", "path", path, "content", content, "mode", mode);
+    }
+
+    @Tool(name = "create_file", value = "Create a new file with the given text; fails if it exists.")
+    public String createFile(@P(name = "path", description = "Path in the workspace") String path,
+                             @P(name = "content", description = "The text of the new file") String content) {
+        return call("create_file", "path", path, "content", content);
+    }
+
+    @Tool(name = "str_replace", value = "Replace the one exact occurrence of old_str with new_str in a file; fails"
+            + " on zero or several matches, saying how many. Returns a diff.")
+    public String strReplace(@P(name = "path", description = "Path in the workspace") String path,
+                             @P(name = "old_str", description = "Exact text to replace; must occur once")
+                             String oldStr,
+                             @P(name = "new_str", description = "Replacement text") String newStr) {
+        return call("str_replace", "path", path, "old_str", oldStr, "new_str", newStr);
+    }
+
+    @Tool(name = "edit_file", value = "Apply several exact-text edits to a file in order, all or none; returns a"
+            + " git-style diff. dryRun previews without changing the file.")
+    public String editFile(@P(name = "path", description = "Path in the workspace") String path,
+                           @P(name = "edits", description = "Edits applied in order") List<EditArg> edits,
+                           @P(name = "dryRun", description = "Preview only (default false)", required = false)
+                           Boolean dryRun) {
+        List<Map<String, Object>> list = null;
+        if (edits != null) {
+            list = new ArrayList<>();
+            for (EditArg e : edits) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                if (e != null) {
+                    m.put("oldText", e.oldText());
+                    m.put("newText", e.newText());
+                }
+                list.add(m);
+            }
+        }
+        return call("edit_file", "path", path, "edits", list, "dryRun", dryRun);
+    }
+
+    @Tool(name = "create_directory", value = "Create a directory and missing parents.")
+    public String createDirectory(@P(name = "path", description = "Path in the workspace") String path) {
+        return call("create_directory", "path", path);
+    }
+
+    @Tool(name = "list_directory", value = "List a directory; entries prefixed [FILE] or [DIR].")
+    public String listDirectory(@P(name = "path", description = "Directory (default the workspace root)",
+            required = false) String path) {
+        return call("list_directory", "path", path);
+    }
+
+    @Tool(name = "get_file_info", value = "Describe a file: type, size, permissions, modification time.")
+    public String getFileInfo(@P(name = "path", description = "Path in the workspace") String path) {
+        return call("get_file_info", "path", path);
+    }
+
+    @Tool(name = "move_file", value = "Move or rename a file or directory; fails if the destination exists.")
+    public String moveFile(@P(name = "source", description = "Path to move") String source,
+                           @P(name = "destination", description = "New path") String destination) {
+        return call("move_file", "source", source, "destination", destination);
+    }
+
+    @Tool(name = "search_files", value = "Find files by glob ('*.py' by name at any depth, 'src/**/*.java' by"
+            + " path) under a directory.")
+    public String searchFiles(@P(name = "path", description = "Directory to search ('.' for all)") String path,
+                              @P(name = "pattern", description = "Glob") String pattern,
+                              @P(name = "excludePatterns", description = "Globs to skip", required = false)
+                              List<String> excludePatterns) {
+        return call("search_files", "path", path, "pattern", pattern, "excludePatterns", excludePatterns);
+    }
+
+    @Tool(name = "grep", value = "Search file contents for a regex (Java syntax); matches as 'path:line: text'.")
+    public String grep(@P(name = "pattern", description = "Regular expression") String pattern,
+                       @P(name = "path", description = "File or directory (default all)", required = false)
+                       String path,
+                       @P(name = "include", description = "Only files matching this glob", required = false)
+                       String include,
+                       @P(name = "exclude", description = "Skip files matching this glob", required = false)
+                       String exclude,
+                       @P(name = "case_insensitive", description = "Ignore case", required = false)
+                       Boolean caseInsensitive,
+                       @P(name = "max_results", description = "Stop after this many matches (default 200)",
+                               required = false) Integer maxResults) {
+        return call("grep", "pattern", pattern, "path", path, "include", include, "exclude", exclude,
+                "case_insensitive", caseInsensitive, "max_results", maxResults);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.sandbox4j.langchain4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sandbox4j.ProviderStatus;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.Sandboxes;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The scripted agent against the real local (bubblewrap) backend; skipped where it cannot run unless required. */
+class LocalAgentTest {
+    static void requireOrSkip(String backend) {
+        Optional<ProviderStatus> status = Sandboxes.providers().stream().filter(p -> p.name().equals(backend))
+                .findFirst();
+        boolean available = status.map(ProviderStatus::available).orElse(false);
+        String required = System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "");
+        if (!available && required.contains(backend)) {
+            throw new AssertionError("backend " + backend + " is required (SANDBOX4J_REQUIRE) but unavailable: "
+                    + status.map(ProviderStatus::reason).orElse("not on the class path"));
+        }
+        assumeTrue(available, () -> backend + " unavailable: " + status.map(ProviderStatus::reason).orElse("absent"));
+    }
+
+    @Test
+    void agentRunsRealCommandsInTheLocalJail() throws Exception {
+        requireOrSkip("local");
+        try (Sandbox sandbox = Sandboxes.open("local")) {
+            JsonNode last = SandboxAgentToolsTest.JSON.readTree(SandboxAgentToolsTest.agentRun(sandbox, true));
+            assertThat(last.get("exit_code").asInt()).isZero();
+            assertThat(last.get("stdout").asText()).isEqualTo("hello there\n");
+        }
+    }
+}
