@@ -24,6 +24,7 @@ final class DockerCode implements CodeRunner {
 
     @Override
     public Set<Language> languages() {
+        sandbox.ensureOpen();
         return sandbox.languages();
     }
 

@@ -9,7 +9,10 @@ import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.spi.Globs;
+import dev.sandbox4j.spi.TextEdits;
 import dev.sandbox4j.spi.WorkspacePaths;
+import java.util.function.Predicate;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
@@ -75,7 +78,7 @@ final class DockerFiles implements FileSystem {
             throw new IllegalArgumentException("bad line range " + fromLine + ".." + toLine);
         }
         Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
-                Integer.toString(fromLine), toLine == -1 ? "$" : Integer.toString(toLine));
+                Integer.toString(fromLine), toLine == -1 ? "all" : Integer.toString(toLine));
         return new String(r.stdout(), StandardCharsets.UTF_8);
     }
 
@@ -125,7 +128,9 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public void write(String path, InputStream content) {
-        Path tmp = Engine.spool(content);
+        String rel = WorkspacePaths.requireNonRoot(path);
+        sandbox.ensureOpen();
+        Path tmp = Engine.spool(content, rel);
         try {
             put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
         } catch (IOException e) {
@@ -248,8 +253,8 @@ final class DockerFiles implements FileSystem {
     @Override
     public List<String> find(String path, String glob, List<String> excludes) {
         String rel = WorkspacePaths.normalize(path);
-        Pattern p = Texts.glob(glob);
-        List<Pattern> ex = excludes.stream().map(Texts::glob).toList();
+        Predicate<String> p = Globs.compile(glob);
+        Predicate<String> ex = Globs.any(excludes);
         byte[] out = script("finding in " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel, "4096", "1",
                 "%P\\0").stdout();
         List<String> entries = split(out);
@@ -260,25 +265,16 @@ final class DockerFiles implements FileSystem {
             if (skipped != null && e.startsWith(skipped + "/")) {
                 continue;
             }
-            if (excluded(ex, excludes, e)) {
+            if (ex.test(e)) {
                 skipped = e;
                 continue;
             }
-            if (Texts.matches(p, glob, e)) {
+            if (p.test(e)) {
                 result.add(WorkspacePaths.child(rel, e));
             }
         }
         result.sort(null);
         return result;
-    }
-
-    private static boolean excluded(List<Pattern> ex, List<String> globs, String relPath) {
-        for (int i = 0; i < ex.size(); i++) {
-            if (Texts.matches(ex.get(i), globs.get(i), relPath)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
@@ -295,8 +291,8 @@ final class DockerFiles implements FileSystem {
         if (root.type() == FileType.SYMLINK) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
-        List<Pattern> inc = options.includes().stream().map(Texts::glob).toList();
-        List<Pattern> exc = options.excludes().stream().map(Texts::glob).toList();
+        Predicate<String> inc = Globs.any(options.includes());
+        Predicate<String> exc = Globs.any(options.excludes());
         List<GrepMatch> matches = new ArrayList<>();
         String abs = WorkspacePaths.absolute(rel);
         try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
@@ -316,7 +312,7 @@ final class DockerFiles implements FileSystem {
                     continue;
                 }
                 String matchPath = root.isDirectory() ? inner : root.name();
-                if (!exc.isEmpty() && excluded(exc, options.excludes(), matchPath)) {
+                if (exc.test(matchPath)) {
                     if (e.isDirectory()) {
                         skipped = inner;
                     }
@@ -325,7 +321,7 @@ final class DockerFiles implements FileSystem {
                 if (!e.isFile() || e.isSymbolicLink() || e.isLink() || e.getSize() > GREP_MAX_FILE) {
                     continue;
                 }
-                if (!inc.isEmpty() && !excluded(inc, options.includes(), matchPath)) {
+                if (!options.includes().isEmpty() && !inc.test(matchPath)) {
                     continue;
                 }
                 byte[] data = tar.readAllBytes();
@@ -409,8 +405,8 @@ final class DockerFiles implements FileSystem {
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = WorkspacePaths.requireNonRoot(path);
         String before = readText(rel);
-        String after = Texts.apply(rel, before, edits);
-        String diff = Texts.diff(rel, before, after);
+        String after = TextEdits.applyAll(rel, before, edits);
+        String diff = TextEdits.unifiedDiff(rel, before, after);
         if (!dryRun && !after.equals(before)) {
             write(rel, after);
         }

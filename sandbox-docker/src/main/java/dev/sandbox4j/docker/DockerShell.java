@@ -76,7 +76,8 @@ final class DockerShell implements Shell {
         OutputBuffer out = new OutputBuffer(limit);
         OutputBuffer err = new OutputBuffer(limit);
         String stdin = stageStdin(request, marker);
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd, stdin));
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd,
+                relCwd(request), stdin));
         cmd.addAll(request.argv());
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
@@ -112,6 +113,12 @@ final class DockerShell implements Shell {
             detail = "timed out after " + human(timeout) + "; the command's process tree was killed";
         } else {
             code = exit;
+            if (code == 126) {
+                SandboxException e = cwdError(code, err.text(), marker);
+                if (e != null) {
+                    throw e;
+                }
+            }
             if (code == 137) {
                 String oom = sandbox.oomDetail();
                 if (oom != null) {
@@ -124,6 +131,30 @@ final class DockerShell implements Shell {
         err.finish();
         return new ExecResult(status, code, out.text(), err.text(), Duration.ofNanos(System.nanoTime() - start),
                 out.truncation(), err.truncation(), detail);
+    }
+
+    static String relCwd(ExecRequest request) {
+        String rel = WorkspacePaths.normalize(request.cwd() == null ? "" : request.cwd());
+        return rel.isEmpty() ? "." : rel;
+    }
+
+    /** The working-directory error the wrapper reported (tagged with this command's marker), or null. */
+    static SandboxException cwdError(int exit, String stderr, String marker) {
+        String prefix = "E:" + marker + ":";
+        if (exit != 126 || !stderr.startsWith(prefix)) {
+            return null;
+        }
+        String rest = stderr.substring(prefix.length()).strip();
+        int colon = rest.indexOf(':');
+        if (colon < 0) {
+            return null;
+        }
+        try {
+            return new SandboxException(dev.sandbox4j.ErrorKind.valueOf(rest.substring(0, colon)),
+                    rest.substring(colon + 1));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private SandboxException gone(SandboxException e) {
@@ -148,7 +179,16 @@ final class DockerShell implements Shell {
         OutputBuffer out = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDOUT, t));
         OutputBuffer err = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDERR, t));
         String fifo = WorkspaceScripts.RUN_DIR + "/fifo-" + marker;
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.BG_WRAP, "sandbox4j", cwd, fifo));
+        Engine.Ran check = sandbox.engine.run(sandbox.containerId, List.of("/bin/sh", "-c",
+                        WorkspaceScripts.CWD_CHECK, "sandbox4j", cwd, relCwd(request)), sandbox.user,
+                List.of(WorkspaceScripts.MARKER + "=" + marker + ".check"), null, 1 << 16, DockerSandbox.INTERNAL_TIMEOUT);
+        if (check.exitCode() != 0) {
+            SandboxException e = cwdError(check.exitCode(), new String(check.stderr(), java.nio.charset.StandardCharsets.UTF_8),
+                    marker + ".check");
+            throw e != null ? e : DockerErrors.script("checking the working directory", check.exitCode(), check.stderr());
+        }
+        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.BG_WRAP, "sandbox4j", cwd,
+                relCwd(request), fifo));
         cmd.addAll(request.argv());
         long start = System.nanoTime();
         Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),

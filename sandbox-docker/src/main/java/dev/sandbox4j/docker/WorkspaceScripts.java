@@ -16,24 +16,38 @@ final class WorkspaceScripts {
     /** Reaper PID 1: ignores TERM/INT/HUP (and SIGKILL from inside the namespace), reaps orphans. */
     static final String REAPER = "trap '' TERM INT HUP; while :; do sleep 1 & wait $!; done";
 
-    /** Runs a user command: $1 cwd, $2 stdin file or empty, then argv. */
-    static final String WRAP = """
-            cd -- "$1" 2>/dev/null || { printf 'sandbox4j: working directory not found: %s\\n' "$1" >&2; exit 126; }
-            if [ -n "$2" ]; then exec 0<"$2"; rm -f -- "$2"; else exec 0</dev/null; fi
-            shift 2
+    /**
+     * Checks the working directory $1 (its workspace-relative form in $2); on failure prints
+     * {@code E:<marker>:<KIND>:<message>} and exits 126, which the shell turns into an exception.
+     */
+    private static final String CWD = """
+            cfail() { printf 'E:%s:%s:%s\\n' "$SANDBOX4J_EXEC" "$1" "$2" >&2; exit 126; }
+            if [ ! -d "$1" ]; then
+              if [ -e "$1" ] || [ -L "$1" ]; then cfail NOT_A_DIRECTORY "the working directory is not a directory: $2"; fi
+              cfail NOT_FOUND "the working directory does not exist: $2"
+            fi
+            cd -- "$1" 2>/dev/null || cfail PERMISSION_DENIED "cannot enter the working directory: $2"
+            """;
+
+    /** Runs a user command: $1 cwd, $2 its relative form, $3 stdin file or empty, then argv. */
+    static final String WRAP = CWD + """
+            if [ -n "$3" ]; then exec 0<"$3"; rm -f -- "$3"; else exec 0</dev/null; fi
+            shift 3
             exec "$@"
             """;
 
-    /** Runs a background command whose stdin is a FIFO: $1 cwd, $2 fifo path, then argv. */
-    static final String BG_WRAP = """
-            cd -- "$1" 2>/dev/null || { printf 'sandbox4j: working directory not found: %s\\n' "$1" >&2; exit 126; }
-            f=$2; shift 2
+    /** Runs a background command whose stdin is a FIFO: $1 cwd, $2 its relative form, $3 fifo path, then argv. */
+    static final String BG_WRAP = CWD + """
+            f=$3; shift 3
             mkfifo -m 600 -- "$f" || exit 125
             ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
               exec 3<>"$f" >/dev/null 2>&1 </dev/null; exec sleep 2147483647 ) &
             exec 0<"$f"
             exec "$@"
             """;
+
+    /** Only checks the working directory (for background commands, before they start). */
+    static final String CWD_CHECK = CWD;
 
     /**
      * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose
@@ -133,7 +147,7 @@ final class WorkspaceScripts {
               all) s=$(stat -c %s -- "$P"); [ "$s" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $s bytes, over the read limit of $2 bytes"; exec cat -- "$P" ;;
               stream) exec cat -- "$P" ;;
               bytes) tail -c +"$4" -- "$P" | head -c "$5" ;;
-              lines) exec sed -n -e "$4,$5p" -e "$5q" -- "$P" ;;
+              lines) if [ "$5" = all ]; then exec tail -n +"$4" -- "$P"; else head -n "$5" -- "$P" | tail -n +"$4"; fi ;;
             esac
             """;
 

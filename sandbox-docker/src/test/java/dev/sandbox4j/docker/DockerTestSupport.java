@@ -31,6 +31,23 @@ final class DockerTestSupport {
         }
     }
 
+    /** Containers and volumes labelled as sandbox4j's and owned by this JVM, one line each. */
+    static java.util.List<String> ownedResources() {
+        java.util.List<String> out = new java.util.ArrayList<>();
+        try (Engine e = Engine.connect(DockerOptions.defaults(), java.time.Duration.ofSeconds(10))) {
+            for (var c : e.control.listContainersCmd().withShowAll(true)
+                    .withLabelFilter(java.util.Map.of(Engine.LABEL_OWNER, Engine.OWNER)).exec()) {
+                out.add("container " + c.getId().substring(0, 12) + " " + java.util.Arrays.toString(c.getNames()));
+            }
+            var vols = e.control.listVolumesCmd().withFilter("label", java.util.List.of(Engine.LABEL_OWNER + "="
+                    + Engine.OWNER)).exec().getVolumes();
+            if (vols != null) {
+                vols.forEach(v -> out.add("volume " + v.getName()));
+            }
+        }
+        return out;
+    }
+
     static Sandbox open(SandboxSpec spec) {
         requireDocker();
         return PROVIDER.open(spec);
