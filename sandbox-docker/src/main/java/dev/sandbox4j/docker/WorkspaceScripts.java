@@ -52,7 +52,7 @@ final class WorkspaceScripts {
     /**
      * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose
      * environment carries one of the given markers ($2...), and with $1 = 1 also every process that carries no marker
-     * at all (strays that cleared their environment). Stops them first so they cannot fork while being killed.
+     * at all (strays that cleared their environment). Zombies are skipped (PID 1 reaps them). Stops them first so they cannot fork while being killed.
      */
     static final String KILLER = """
             sweep=$1; shift; me=$$
@@ -61,14 +61,16 @@ final class WorkspaceScripts {
               for d in /proc/[0-9]*; do
                 p=${d#/proc/}
                 [[ $p == 1 || $p == "$me" ]] && continue
-                m=; seen=0
+                st=; read -r st 2>/dev/null < "$d/stat" || continue
+                st=${st##*) }
+                [[ ${st:0:1} == Z ]] && continue
+                m=
                 while IFS= read -r -d '' kv; do
-                  seen=1
                   if [[ $kv == SANDBOX4J_EXEC=* ]]; then m=${kv#SANDBOX4J_EXEC=}; break; fi
                 done 2>/dev/null < "$d/environ" || true
                 hit=0
                 for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
-                if [[ $sweep == 1 && -z $m && $seen == 1 ]]; then hit=1; fi
+                if [[ $sweep == 1 && -z $m ]]; then hit=1; fi
                 (( hit )) && pids+=("$p")
               done
               (( ${#pids[@]} )) || exit 0
