@@ -1,0 +1,106 @@
+package dev.sandbox4j.bench;
+
+import dev.sandbox4j.ExecResult;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/** A command printing 1 GiB with the default output cap, and the same command to /dev/null by hand. */
+public class Flood {
+    /**
+     * Heap retained while the last result is held: used heap after a full GC minus used heap after a full GC
+     * before the first flood (sandbox already open). Written to the file named by -Dbench.aux.
+     */
+    @State(Scope.Benchmark)
+    public static class Heap {
+        ExecResult last;
+        long base;
+        long maxRetained;
+
+        @Setup(Level.Trial)
+        public void baseline() {
+            base = usedAfterGc();
+        }
+
+        @TearDown(Level.Iteration)
+        public void measure() {
+            if (last != null) {
+                maxRetained = Math.max(maxRetained, usedAfterGc() - base);
+            }
+        }
+
+        @TearDown(Level.Trial)
+        public void report(org.openjdk.jmh.infra.BenchmarkParams params) {
+            String file = System.getProperty("bench.aux");
+            if (file == null || last == null) {
+                return;
+            }
+            String line = params.getBenchmark() + " retained=" + maxRetained + " stdoutChars=" + last.stdout().length()
+                    + " cut=" + last.stdoutTruncation() + "\n";
+            try {
+                Files.writeString(Path.of(file), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        static long usedAfterGc() {
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+            return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+        }
+    }
+
+    static ExecResult check(ExecResult r) {
+        Host.ok(r);
+        if (!r.stdoutTruncation().truncated()) {
+            throw new IllegalStateException("1 GiB of output was not cut: " + r.stdoutTruncation());
+        }
+        return r;
+    }
+
+    @Benchmark
+    public ExecResult local(Boxes.Local b, Heap h) {
+        h.last = null;
+        h.last = check(b.sandbox.shell().run(Host.FLOOD));
+        return h.last;
+    }
+
+    @Benchmark
+    public ExecResult docker(Boxes.Docker b, Heap h) {
+        h.last = null;
+        h.last = check(b.sandbox.shell().run(Host.FLOOD));
+        return h.last;
+    }
+
+    /** Baseline: the same pipeline on the host, stdout to /dev/null. */
+    @Benchmark
+    public int hostDevNull() {
+        int exit = Host.runDiscard(List.of("/bin/sh", "-c", Host.FLOOD));
+        Host.ok(exit);
+        return exit;
+    }
+
+    /** Baseline: the same pipeline with {@code docker exec} in the sandbox's container, the CLI's stdout to /dev/null. */
+    @Benchmark
+    public int dockerCliDevNull(Boxes.Docker b) {
+        int exit = Host.runDiscard(List.of("docker", "exec", "-u", Host.DOCKER_USER, b.containerId, "/bin/sh", "-c",
+                Host.FLOOD));
+        Host.ok(exit);
+        return exit;
+    }
+}
