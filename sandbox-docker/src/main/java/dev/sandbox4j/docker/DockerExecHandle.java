@@ -174,13 +174,21 @@ final class DockerExecHandle implements ExecHandle {
                 forced = ExecStatus.KILLED;
                 forcedDetail = "killed by the caller";
             }
-            if (!sandbox.closed()) {
-                sandbox.kill(true, marker, marker + ".stdin");
-            }
+            // The exec starts asynchronously: a kill right after start() may find no process yet, so repeat it
+            // until the command is seen to end.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             try {
-                return result.get(5, TimeUnit.SECONDS);
-            } catch (TimeoutException e) {
-                exec.closeStream();
+                while (!result.isDone() && System.nanoTime() < deadline && !sandbox.closed()) {
+                    sandbox.kill(true, marker, marker + ".stdin");
+                    try {
+                        return result.get(300, TimeUnit.MILLISECONDS);
+                    } catch (TimeoutException again) {
+                        // not seen ending yet
+                    }
+                }
+                if (!result.isDone()) {
+                    exec.closeStream();
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 exec.closeStream();

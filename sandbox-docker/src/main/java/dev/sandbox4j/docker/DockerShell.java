@@ -88,6 +88,14 @@ final class DockerShell implements Shell {
             exit = exec.await(deadline);
         } catch (InterruptedException e) {
             sandbox.kill(true, marker);
+            try {
+                // An interrupt right after the start may beat the process: check once more, then kill again.
+                if (!exec.ended.await(300, TimeUnit.MILLISECONDS)) {
+                    sandbox.kill(true, marker);
+                }
+            } catch (InterruptedException again) {
+                sandbox.kill(true, marker);
+            }
             exec.closeStream();
             Thread.currentThread().interrupt();
             throw DockerErrors.interrupted("command '" + request.displayCommand() + "'");
