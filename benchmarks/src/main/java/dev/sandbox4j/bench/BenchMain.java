@@ -38,9 +38,16 @@ import java.util.regex.Pattern;
 public final class BenchMain {
     static final String NOTES_MARKER = "<!-- Everything below this line is hand-written and kept by scripts/bench.sh. -->";
 
-    /** One JMH run: which benchmarks, how, and for how long. */
+    /**
+     * One JMH run: which benchmarks, how, and for how long. {@code backends} restricts the Throughput fleet's
+     * backend param (null: all available), {@code counts} its sandbox/process counts (null: --sandboxes).
+     */
     record Group(String name, String include, Mode mode, int warmups, int warmupSeconds, int iterations,
-                 int iterationSeconds) {
+                 int iterationSeconds, String exclude, String backends, String counts) {
+        Group(String name, String include, Mode mode, int warmups, int warmupSeconds, int iterations,
+              int iterationSeconds) {
+            this(name, include, mode, warmups, warmupSeconds, iterations, iterationSeconds, null, null, null);
+        }
     }
 
     /** One benchmark's figures, in milliseconds. */
@@ -78,15 +85,19 @@ public final class BenchMain {
                     new Group("open + first command + close", "OpenClose", Mode.SampleTime, 1, 2, 1, 4),
                     new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 1, 2, 1, 4),
                     new Group("output flood", "Flood", Mode.SingleShotTime, 1, 0, 2, 0),
-                    new Group("throughput", "Throughput", Mode.SingleShotTime, 0, 0, 1, 0),
+                    new Group("throughput", "Throughput", Mode.SingleShotTime, 0, 0, 1, 0, null, null, "16"),
                     new Group("in-memory", "InMemory", Mode.SampleTime, 1, 1, 2, 1));
         }
+        // About 15-18 minutes on 2 cores; one shot of 64 docker sandboxes x 100 execs alone takes ~4-6 minutes.
         return List.of(
-                new Group("round trip", "RoundTrip", Mode.SampleTime, 2, 2, 5, 3),
-                new Group("open + first command + close", "OpenClose", Mode.SampleTime, 1, 4, 4, 5),
-                new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 1, 4, 4, 4),
-                new Group("output flood", "Flood", Mode.SingleShotTime, 1, 0, 5, 0),
-                new Group("throughput", "Throughput", Mode.SingleShotTime, 1, 0, 3, 0),
+                new Group("round trip", "RoundTrip", Mode.SampleTime, 2, 1, 4, 2),
+                new Group("open + first command + close", "OpenClose", Mode.SampleTime, 1, 3, 3, 4),
+                new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 1, 2, 3, 3),
+                new Group("output flood", "Flood", Mode.SingleShotTime, 1, 0, 4, 0),
+                new Group("throughput (raw, local)", "Throughput", Mode.SingleShotTime, 0, 0, 2, 0, null, "local",
+                        null),
+                new Group("throughput (docker)", "Throughput", Mode.SingleShotTime, 0, 0, 1, 0, "rawProcesses",
+                        "docker", null),
                 new Group("in-memory", "InMemory", Mode.SampleTime, 2, 1, 5, 1));
     }
 
@@ -129,10 +140,21 @@ public final class BenchMain {
             if (!local) {
                 o.exclude("\\.local$|localOpenOnly|bwrap");
             }
+            if (g.exclude() != null) {
+                o.exclude(g.exclude());
+            }
             if (g.include().equals("Throughput")) {
-                o.param("backend", backends.toArray(String[]::new));
-                o.param("sandboxes", sandboxCounts);
-                o.param("processes", sandboxCounts);
+                List<String> fleet = new ArrayList<>(backends);
+                if (g.backends() != null) {
+                    fleet.retainAll(List.of(g.backends().split(",")));
+                }
+                if (fleet.isEmpty()) {
+                    continue;
+                }
+                String[] counts = g.counts() != null ? g.counts().split(",") : sandboxCounts;
+                o.param("backend", fleet.toArray(String[]::new));
+                o.param("sandboxes", counts);
+                o.param("processes", counts);
             }
             try {
                 for (RunResult r : new Runner(o.build()).run()) {

@@ -27,17 +27,21 @@ public class Flood {
     public static class Heap {
         ExecResult last;
         long base;
-        long maxRetained;
+        final java.util.List<Long> growth = new java.util.ArrayList<>();
 
         @Setup(Level.Trial)
         public void baseline() {
             base = usedAfterGc();
         }
 
+        /**
+         * After each iteration, with the last result still referenced: used heap after full GCs minus used heap
+         * after full GCs right after the sandbox opened (the result, plus client buffers, caches, leaks).
+         */
         @TearDown(Level.Iteration)
         public void measure() {
             if (last != null) {
-                maxRetained = Math.max(maxRetained, usedAfterGc() - base);
+                growth.add(usedAfterGc() - base);
             }
         }
 
@@ -47,8 +51,12 @@ public class Flood {
             if (file == null || last == null) {
                 return;
             }
-            String line = params.getBenchmark() + " retained=" + maxRetained + " stdoutChars=" + last.stdout().length()
-                    + " cut=" + last.stdoutTruncation() + "\n";
+            StringBuilder g = new StringBuilder();
+            for (long x : growth) {
+                g.append(g.length() == 0 ? "" : "/").append(x);
+            }
+            String line = params.getBenchmark() + " growth=" + g + " stdoutChars="
+                    + last.stdout().length() + " totalBytes=" + last.stdoutTruncation().totalBytes() + "\n";
             try {
                 Files.writeString(Path.of(file), line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND);
