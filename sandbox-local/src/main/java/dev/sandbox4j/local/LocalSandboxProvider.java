@@ -41,7 +41,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
     public Set<Feature> features() {
         Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.SHARED_PROCESS_SPACE,
                 Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION, Feature.SYMLINKS,
-                Feature.POSIX_PERMISSIONS);
+                Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
         if (Cgroups.usable("memory")) {
             f.add(Feature.MEMORY_LIMIT);
         }
