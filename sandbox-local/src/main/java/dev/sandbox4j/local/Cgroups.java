@@ -267,13 +267,15 @@ final class Cgroups {
         return list;
     }
 
-    /** Leftover sandbox4j groups on this host (for leak checks). */
+    /** Leftover sandbox4j groups of this JVM's sandboxes (for leak checks). */
     static List<String> leftovers() {
+        String mine = "sbx-" + LocalSandbox.OWNER;
         List<String> list = new ArrayList<>();
         for (String c : List.of("memory", "pids", "cpu", "freezer")) {
             Path d = ROOT.resolve(c).resolve(PARENT);
             try (Stream<Path> s = Files.list(d)) {
-                s.filter(Files::isDirectory).forEach(p -> list.add("cgroup " + c + "/" + PARENT + "/" + p.getFileName()));
+                s.filter(Files::isDirectory).filter(p -> p.getFileName().toString().startsWith(mine))
+                        .forEach(p -> list.add("cgroup " + c + "/" + PARENT + "/" + p.getFileName()));
             } catch (IOException ignored) {
                 // none
             }

@@ -58,6 +58,8 @@ import java.util.stream.Collectors;
 /** One bubblewrap jail with the {@link JailAgent} as its main process. */
 final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     static final String PREFIX = "sandbox4j-local-";
+    /** Names of this JVM's sandboxes, cgroups and temp dirs start so: a leak check can tell them from others'. */
+    static final String OWNER = ProcessHandle.current().pid() + "-";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<LocalSandbox> OPEN = ConcurrentHashMap.newKeySet();
     private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -135,7 +137,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend runs without network; network "
                     + spec.network() + " is not supported (a mediated proxy is not implemented)");
         }
-        String id = "sbx-" + HexFormat.of().formatHex(randomBytes());
+        String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
         int gid = root ? uid : Host.currentGid();
@@ -145,12 +147,12 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         Cgroups cg = null;
         try {
             Files.createDirectories(options.tempDir());
-            ctl = Files.createTempDirectory(options.tempDir(), PREFIX + "ctl-",
+            ctl = Files.createTempDirectory(options.tempDir(), PREFIX + OWNER + "ctl-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
             Files.setPosixFilePermissions(ctl, PosixFilePermissions.fromString("rwx--x--x"));
             Files.createDirectory(ctl.resolve("staging"),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            ws = Files.createTempDirectory(options.tempDir(), PREFIX + "ws-",
+            ws = Files.createTempDirectory(options.tempDir(), PREFIX + OWNER + "ws-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
             if (root) {
                 chown(ws, uid, gid);

@@ -41,15 +41,19 @@ final class Jail {
         return PROVIDER.open(spec);
     }
 
-    /** Host resources this backend left behind: bwrap/agent processes, sandbox4j cgroups, temp directories. */
+    /**
+     * Host resources this JVM's sandboxes left behind: bwrap/agent processes in their cgroups, their cgroups, their
+     * temp directories. Other JVMs' sandboxes (a parallel build, a benchmark) are not this test's leaks.
+     */
     static List<String> leaks() {
         List<String> leaks = new ArrayList<>(Cgroups.leftovers());
         try (Stream<Path> s = Files.list(Path.of("/proc"))) {
             s.filter(p -> p.getFileName().toString().matches("\\d+")).forEach(p -> {
                 try {
                     String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
-                    if (cmd.contains("dev.sandbox4j.local.JailAgent") || cmd.startsWith("bwrap --args")
-                            || cmd.contains("/bwrap --args")) {
+                    boolean ours = Files.readString(p.resolve("cgroup")).contains("/sandbox4j/sbx-" + LocalSandbox.OWNER);
+                    if (ours && (cmd.contains("dev.sandbox4j.local.JailAgent") || cmd.startsWith("bwrap --args")
+                            || cmd.contains("/bwrap --args"))) {
                         leaks.add("process " + p.getFileName() + ": " + cmd);
                     }
                 } catch (IOException | RuntimeException ignored) {
@@ -60,7 +64,7 @@ final class Jail {
             // no /proc
         }
         try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX))
+            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX + LocalSandbox.OWNER))
                     .forEach(p -> leaks.add("temp dir " + p));
         } catch (IOException ignored) {
             // none
