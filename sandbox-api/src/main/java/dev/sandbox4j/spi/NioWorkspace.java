@@ -324,44 +324,22 @@ public final class NioWorkspace implements FileSystem {
 
     /** Opens (creating as needed) the directory at {@code segments}; the caller closes it. */
     private SecureDirectoryStream<Path> mkdirs(List<String> segments, String rel) throws IOException {
-        SecureDirectoryStream<Path> dir = openRoot();
+        return walkDirs(segments, rel, true);
+    }
+
+    /** Makes directory {@code segment} in {@code dir}: in staging, then renamed in, so creation stays fd-relative. */
+    private void createDirectory(SecureDirectoryStream<Path> dir, String segment, String rel) throws IOException {
+        Path temp = newStagingPath();
+        Files.createDirectory(temp);
         try {
-            StringBuilder walked = new StringBuilder();
-            for (String segment : segments) {
-                walked.append(walked.length() == 0 ? "" : "/").append(segment);
-                BasicFileAttributes attrs = attrs(dir, segment);
-                if (attrs == null) {
-                    Path temp = newStagingPath();
-                    Files.createDirectory(temp);
-                    try {
-                        own(temp, "rwxr-xr-x", null);
-                        try (SecureDirectoryStream<Path> stage = stagingDir()) {
-                            stage.move(temp.getFileName(), dir, p(segment, rel));
-                        } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
-                            // another caller made it first: use theirs
-                        }
-                    } finally {
-                        Files.deleteIfExists(temp);
-                    }
-                    attrs = attrs(dir, segment);
-                }
-                if (attrs == null) {
-                    throw new SandboxException(ErrorKind.IO_ERROR, "could not create " + walked);
-                }
-                if (attrs.isSymbolicLink()) {
-                    throw linkRefused(walked.toString());
-                }
-                if (!attrs.isDirectory()) {
-                    throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, walked + " is not a directory");
-                }
-                SecureDirectoryStream<Path> next = dir.newDirectoryStream(p(segment, rel), LinkOption.NOFOLLOW_LINKS);
-                dir.close();
-                dir = next;
+            own(temp, "rwxr-xr-x", null);
+            try (SecureDirectoryStream<Path> stage = stagingDir()) {
+                stage.move(temp.getFileName(), dir, p(segment, rel));
+            } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
+                // another caller made it first: use theirs
             }
-            return dir;
-        } catch (IOException | RuntimeException e) {
-            dir.close();
-            throw e;
+        } finally {
+            Files.deleteIfExists(temp);
         }
     }
 
@@ -788,12 +766,25 @@ public final class NioWorkspace implements FileSystem {
 
     /** Opens an existing directory without creating or following anything; the caller closes it. */
     private SecureDirectoryStream<Path> openDirs(List<String> segments, String rel) throws IOException {
+        return walkDirs(segments, rel, false);
+    }
+
+    /**
+     * Walks {@code segments} from the root, one open directory at a time, refusing links and non-directories, and
+     * creating what is missing when asked; the caller closes the directory returned.
+     */
+    private SecureDirectoryStream<Path> walkDirs(List<String> segments, String rel, boolean create)
+            throws IOException {
         SecureDirectoryStream<Path> dir = openRoot();
         try {
             StringBuilder walked = new StringBuilder();
             for (String segment : segments) {
                 walked.append(walked.length() == 0 ? "" : "/").append(segment);
                 BasicFileAttributes attrs = attrs(dir, segment);
+                if (attrs == null && create) {
+                    createDirectory(dir, segment, rel);
+                    attrs = attrs(dir, segment);
+                }
                 if (attrs == null) {
                     throw notFound(walked.toString());
                 }
