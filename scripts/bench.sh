@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the sandbox4j benchmark suite (module benchmarks, JMH) and writes docs/benchmarks.md.
-#   scripts/bench.sh            full suite, ~15 minutes
-#   scripts/bench.sh --quick    short iterations, ~4 minutes, for iteration
+#   scripts/bench.sh            full suite, ~14 minutes on 2 cores
+#   scripts/bench.sh --quick    short iterations, ~3.5 minutes, for iteration
 # Other arguments go to the driver: --only REGEX (groups: RoundTrip, OpenClose, FileTransfer, Flood, Throughput,
 # InMemory), --out FILE, --sandboxes 16,64. Needs bubblewrap and/or a Docker engine with the image
 # sandbox4j/runtime:bookworm (scripts/build-test-image.sh); unavailable backends are left out.

@@ -81,10 +81,10 @@ public final class BenchMain {
     static List<Group> groups(boolean quick) {
         if (quick) {
             return List.of(
-                    new Group("round trip", "RoundTrip", Mode.SampleTime, 1, 1, 2, 2),
-                    new Group("open + first command + close", "OpenClose", Mode.SampleTime, 1, 2, 1, 4),
-                    new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 1, 2, 1, 4),
-                    new Group("output flood", "Flood", Mode.SingleShotTime, 1, 0, 2, 0),
+                    new Group("round trip", "RoundTrip", Mode.SampleTime, 1, 1, 1, 2),
+                    new Group("open + first command + close", "OpenClose", Mode.SampleTime, 0, 0, 1, 3),
+                    new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 0, 0, 1, 3),
+                    new Group("output flood", "Flood", Mode.SingleShotTime, 0, 0, 2, 0),
                     new Group("throughput", "Throughput", Mode.SingleShotTime, 0, 0, 1, 0, null, null, "16"),
                     new Group("in-memory", "InMemory", Mode.SampleTime, 1, 1, 2, 1));
         }

@@ -77,7 +77,7 @@ final class Report {
                 + "Every sandbox4j figure sits next to what a user would do by hand, measured **in the same run** on "
                 + "the same machine. Ratio = sandbox4j median / baseline median (time; lower is better).");
         line("");
-        line("Reproduce: `scripts/bench.sh` (full suite, ~15 min) or `scripts/bench.sh --quick` (~4 min, for "
+        line("Reproduce: `scripts/bench.sh` (full suite, ~14 min here) or `scripts/bench.sh --quick` (~3.5 min, for "
                 + "iteration: short iterations, fewer samples). Needs bubblewrap and a Docker engine as in `.ci/run`, "
                 + "and the image `sandbox4j/runtime:bookworm` (`scripts/build-test-image.sh`); backends that are not "
                 + "available are left out of the tables.");
