@@ -1,0 +1,115 @@
+package dev.sandbox4j.reliability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.Sandbox;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** R-5 timeout precision and CC-06 timeout storm. */
+class TimeoutTest {
+    private static final Duration TIMEOUT = Duration.ofMillis(500);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "docker"})
+    void sleepTenWithHalfSecondTimeout(String backend) throws Exception {
+        Rel.requireBackend(backend);
+        Rel.warmUp(backend);
+        Rel.Snapshot base = Rel.Snapshot.take();
+        int m = backend.equals("docker") ? Rel.size("timeouts.docker", 20, 1_000) : Rel.size("timeouts.local", 30, 1_000);
+        List<Long> lat = new ArrayList<>();
+        List<String> wrong = new ArrayList<>();
+        String survivors;
+        try (Sandbox s = Rel.open(backend)) {
+            for (int i = 0; i < m; i++) {
+                long t0 = System.nanoTime();
+                ExecResult r = s.shell().run(ExecRequest.shell("sleep 10.1" + (i % 10)).withTimeout(TIMEOUT));
+                lat.add(System.nanoTime() - t0);
+                if (r.status() != ExecStatus.TIMEOUT) {
+                    wrong.add(i + ": " + r.status() + " " + r.exitCode());
+                }
+            }
+            // Every sleep of the loop must be gone (seen from inside: the jail's or container's whole pid space).
+            survivors = s.shell().run("ps -eo args | grep '^sleep 10\\.1' || true").stdout().trim();
+        }
+        long max = Rel.max(lat);
+        Rel.report("timeout precision " + backend + ": " + m + " x `sleep 10` with a 500 ms timeout, time to return "
+                + Rel.percentiles(lat) + "; non-TIMEOUT results " + wrong.size() + "; surviving sleeps: "
+                + (survivors.isEmpty() ? "none" : survivors.replace('\n', ';')));
+        assertThat(wrong).isEmpty();
+        assertThat(survivors).as("processes surviving their timeout").isEmpty();
+        assertThat(max).as("max return time (ns)").isLessThan(TIMEOUT.toNanos() + 2_000_000_000L);
+        Rel.assertBaseline("timeouts " + backend, base, 20);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "docker"})
+    void timeoutStormOf32(String backend) throws Exception {
+        Rel.requireBackend(backend);
+        Rel.warmUp(backend);
+        Rel.Snapshot base = Rel.Snapshot.take();
+        int n = 32;
+        Duration timeout = Duration.ofSeconds(1);
+        List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        long wall;
+        String survivors;
+        try (Sandbox s = Rel.open(backend)) {
+            ExecutorService pool = Executors.newFixedThreadPool(n);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<?>> fs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                fs.add(pool.submit(() -> {
+                    go.await();
+                    long t0 = System.nanoTime();
+                    try {
+                        ExecResult r = s.shell().run(ExecRequest.shell("sleep 10.2").withTimeout(timeout));
+                        if (r.status() != ExecStatus.TIMEOUT) {
+                            wrong.add(r.status() + " " + r.exitCode() + " " + r.stderr());
+                        }
+                    } catch (RuntimeException e) {
+                        wrong.add(e.toString());
+                    }
+                    lat.add(System.nanoTime() - t0);
+                    return null;
+                }));
+            }
+            long t0 = System.nanoTime();
+            go.countDown();
+            for (Future<?> f : fs) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            wall = System.nanoTime() - t0;
+            pool.shutdown();
+            survivors = s.shell().run("ps -eo args | grep '^sleep 10\\.2' || true").stdout().trim();
+            if (!survivors.isEmpty()) {
+                Thread.sleep(3000);
+                String later = s.shell().run("ps -eo args | grep '^sleep 10\\.2' || true").stdout().trim();
+                Rel.defect("D-STORM-SURVIVORS", backend + ": right after 32 concurrent timeouts returned TIMEOUT, "
+                        + survivors.split("\n").length + " `sleep` processes were still running; 3 s later: "
+                        + (later.isEmpty() ? "none" : later.split("\n").length));
+                survivors = later;
+            }
+        }
+        Rel.report("timeout storm " + backend + ": 32 concurrent `sleep 10` with a 1 s timeout: all back in "
+                + Rel.ms(wall) + ", per call " + Rel.percentiles(lat) + "; wrong " + wrong.size()
+                + (wrong.isEmpty() ? "" : " " + wrong.subList(0, Math.min(3, wrong.size()))) + "; survivors: "
+                + (survivors.isEmpty() ? "none" : survivors.replace('\n', ';')));
+        assertThat(wrong).isEmpty();
+        assertThat(survivors).isEmpty();
+        assertThat(Rel.max(lat)).as("no hang in a storm").isLessThan(Duration.ofSeconds(30).toNanos());
+        Rel.assertBaseline("timeout storm " + backend, base, 20);
+    }
+}
