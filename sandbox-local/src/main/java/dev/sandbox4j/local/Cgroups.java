@@ -31,6 +31,8 @@ final class Cgroups {
     final boolean cpu;
     final boolean freezer;
     final boolean memsw;
+    /** Ids of the per-command freezer groups made and not yet removed. */
+    private final java.util.Set<Integer> commandGroups = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private Cgroups(String id, boolean memory, boolean pids, boolean cpu, boolean freezer, boolean memsw) {
         this.id = id;
@@ -104,18 +106,24 @@ final class Cgroups {
         return freezer ? procs(dir("freezer", id)) : List.of();
     }
 
-    /** Moves a command's process (host pid) into work groups and a fresh freezer group for the command. */
-    void placeCommand(long hostPid, int cmd) {
+    /**
+     * Moves a command's process (host pid) into work groups and a fresh freezer group for the command; false when a
+     * move failed (the caller must then not let the command run).
+     */
+    boolean placeCommand(long hostPid, int cmd) {
         String p = Long.toString(hostPid);
+        boolean ok = true;
         if (memory) {
-            write("memory", id + "/work", "cgroup.procs", p);
+            ok = write("memory", id + "/work", "cgroup.procs", p);
         }
         if (pids) {
-            write("pids", id + "/work", "cgroup.procs", p);
+            ok &= write("pids", id + "/work", "cgroup.procs", p);
         }
-        if (freezer && mk("freezer", id + "/c" + cmd)) {
-            write("freezer", id + "/c" + cmd, "cgroup.procs", p);
+        if (freezer) {
+            commandGroups.add(cmd);
+            ok &= mk("freezer", id + "/c" + cmd) && write("freezer", id + "/c" + cmd, "cgroup.procs", p);
         }
+        return ok;
     }
 
     boolean hasCommandGroup(int cmd) {
@@ -161,16 +169,25 @@ final class Cgroups {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     }
 
-    /** Removes empty per-command freezer groups. */
-    void pruneCommandGroups() {
+    /**
+     * Removes the per-command freezer groups of finished commands ({@code live} = commands still running). rmdir is
+     * refused (EBUSY) while a group has tasks, so a group whose command left processes behind stays until they end.
+     */
+    void pruneCommandGroups(java.util.function.IntPredicate live) {
         if (!freezer) {
             return;
         }
-        try (Stream<Path> s = Files.list(dir("freezer", id))) {
-            s.filter(p -> p.getFileName().toString().matches("c\\d+") && procs(p).isEmpty())
-                    .forEach(Cgroups::rmdir);
-        } catch (IOException ignored) {
-            // gone
+        for (Integer cmd : commandGroups) {
+            if (live.test(cmd)) {
+                continue;
+            }
+            Path d = dir("freezer", id + "/c" + cmd);
+            try {
+                Files.deleteIfExists(d);
+                commandGroups.remove(cmd);
+            } catch (IOException ignored) {
+                // busy: tasks still there
+            }
         }
     }
 

@@ -54,10 +54,11 @@ final class JailAgent {
 
     static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len)
             throws IOException {
+        int size = len + 5;
+        byte[] header = {(byte) (size >>> 24), (byte) (size >>> 16), (byte) (size >>> 8), (byte) size, type,
+            (byte) (id >>> 24), (byte) (id >>> 16), (byte) (id >>> 8), (byte) id};
         synchronized (out) {
-            out.writeInt(len + 5);
-            out.writeByte(type);
-            out.writeInt(id);
+            out.write(header);
             out.write(payload, off, len);
             out.flush();
         }
@@ -117,7 +118,9 @@ final class JailAgent {
     }
 
     public static void main(String[] args) throws Exception {
-        JailAgent agent = new JailAgent(System.out);
+        // frames go out in one write each (PrintStream would split them into several)
+        JailAgent agent = new JailAgent(new java.io.BufferedOutputStream(
+                new java.io.FileOutputStream(java.io.FileDescriptor.out), 128 * 1024));
         System.setOut(System.err);
         agent.send(READY, 0, new byte[0]);
         agent.loop(new DataInputStream(System.in));
@@ -147,18 +150,39 @@ final class JailAgent {
                 case SPAWN -> spawn(id, payload);
                 case GO -> {
                     if (p != null) {
-                        p.stdin.add(new byte[] {'\n'});
+                        // the gate line goes straight into the empty pipe (one byte never blocks); nothing else
+                        // has been written yet: the host sends STDIN frames only after GO
+                        try {
+                            OutputStream gate = p.process.getOutputStream();
+                            gate.write('\n');
+                            gate.flush();
+                        } catch (IOException ignored) {
+                            // the gate is gone; its exit is reported by the reaper
+                        }
                         p.gateOpen = true;
                     }
                 }
                 case STDIN -> {
                     if (p != null) {
+                        if (p.feeder == null) {
+                            p.feeder = thread(() -> feed(p), "in-" + id);
+                        }
                         p.stdin.add(payload);
                     }
                 }
                 case STDIN_CLOSE -> {
                     if (p != null) {
-                        p.stdin.add(new byte[0]);
+                        if (p.feeder == null) {
+                            // nothing queued: close the command's stdin here, without a feeder thread
+                            p.feeder = Thread.currentThread();
+                            try {
+                                p.process.getOutputStream().close();
+                            } catch (IOException ignored) {
+                                // already closed
+                            }
+                        } else {
+                            p.stdin.add(new byte[0]);
+                        }
                     }
                 }
                 case SIGNAL -> {
@@ -177,15 +201,21 @@ final class JailAgent {
         final LinkedBlockingQueue<byte[]> stdin = new LinkedBlockingQueue<>();
         volatile boolean gateOpen;
         volatile boolean done;
-        Thread outPump;
-        Thread errPump;
+        java.util.concurrent.Future<?> outPump;
+        java.util.concurrent.Future<?> errPump;
+        Object feeder; // set by the frame loop only: the task writing the command's stdin, once there is one
     }
 
-    private static Thread thread(Runnable r, String name) {
-        Thread t = new Thread(null, r, name, 256 * 1024);
-        t.setDaemon(true);
-        t.start();
-        return t;
+    /** Pumps, feeders and reapers run on reused threads: starting fresh ones per command costs start latency. */
+    private static final java.util.concurrent.ExecutorService THREADS = java.util.concurrent.Executors
+            .newCachedThreadPool(r -> {
+                Thread t = new Thread(null, r, "sandbox4j-agent", 256 * 1024);
+                t.setDaemon(true);
+                return t;
+            });
+
+    private static java.util.concurrent.Future<?> thread(Runnable r, String name) {
+        return THREADS.submit(r);
     }
 
     private void spawn(int id, byte[] payload) {
@@ -216,11 +246,11 @@ final class JailAgent {
             Proc p = new Proc();
             p.process = pb.start();
             procs.put(id, p);
+            // the host places the gate in its cgroups while the pumps start; the gate holds until GO
+            send(SPAWNED, id, intBytes((int) p.process.pid()));
             p.outPump = thread(() -> pump(id, p, p.process.getInputStream(), STDOUT), "out-" + id);
             p.errPump = thread(() -> pump(id, p, p.process.getErrorStream(), STDERR), "err-" + id);
-            thread(() -> feed(p), "in-" + id);
             thread(() -> reap(id, p), "wait-" + id);
-            send(SPAWNED, id, intBytes((int) p.process.pid()));
         } catch (IOException | RuntimeException e) {
             send(FAILED, id, String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8));
         }
@@ -279,13 +309,15 @@ final class JailAgent {
         }
         // give the pipes a moment to deliver what the command wrote; a background child may hold them for ever
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-        for (Thread t : new Thread[] {p.outPump, p.errPump}) {
-            long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        for (java.util.concurrent.Future<?> t : List.of(p.outPump, p.errPump)) {
+            long left = deadline - System.nanoTime();
             if (left > 0) {
                 try {
-                    t.join(left);
+                    t.get(left, TimeUnit.NANOSECONDS);
                 } catch (InterruptedException ignored) {
                     break;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException ignored) {
+                    // a background child holds the pipe; report the exit anyway
                 }
             }
         }

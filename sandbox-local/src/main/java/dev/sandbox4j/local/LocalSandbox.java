@@ -344,6 +344,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         return List.of(javaHome.resolve("bin/java").toString(),
                 "-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-Xmx32m", "-Xss512k", "-XX:MaxMetaspaceSize=64m", "-XX:+DisableAttachMechanism",
+                // JDK 17-21: vfork + exec of the command, instead of posix_spawn of jspawnhelper which then execs it
+                "-Djdk.lang.Process.launchMechanism=" + (Runtime.version().feature() <= 21 ? "VFORK" : "POSIX_SPAWN"),
                 "-Djava.io.tmpdir=/tmp", "-cp", "/opt/sandbox4j", "dev.sandbox4j.local.JailAgent");
     }
 
@@ -563,7 +565,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
         String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
-        cgroups.pruneCommandGroups();
+        cgroups.pruneCommandGroups(commands::containsKey);
         Command c = new Command(this, ids.incrementAndGet(), request, limit, listener);
         commands.put(c.id, c);
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
@@ -595,8 +597,16 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
         if (cgroups.freezer) {
             long host = hostPid(pid);
-            if (host > 0) {
-                cgroups.placeCommand(host, c.id);
+            if (host <= 0 || !cgroups.placeCommand(host, c.id)) {
+                // fail closed: the gate has not let the command run; end it there
+                c.failure = host <= 0 ? "its process was not found in the sandbox" : "it could not be placed in its "
+                        + "cgroups";
+                try {
+                    send(JailAgent.SIGNAL, c.id, new byte[] {9});
+                } catch (SandboxException ignored) {
+                    // gone
+                }
+                return c;
             }
         }
         send(JailAgent.GO, c.id, new byte[0]);
@@ -630,7 +640,10 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     /** The host pid of a jail pid, found among the sandbox's processes by their NSpid. */
     private long hostPid(int jailPid) {
         for (int attempt = 0; attempt < 50; attempt++) {
-            for (long p : cgroups.sandboxPids()) {
+            List<Long> candidates = cgroups.sandboxPids();
+            // newest first: the command's gate is almost always the last one listed
+            for (int i = candidates.size() - 1; i >= 0; i--) {
+                long p = candidates.get(i);
                 try {
                     for (String line : Files.readAllLines(Path.of("/proc", Long.toString(p), "status"))) {
                         if (line.startsWith("NSpid:")) {
