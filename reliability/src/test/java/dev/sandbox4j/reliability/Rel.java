@@ -87,7 +87,7 @@ final class Rel {
     // ------------------------------------------------------------------------------------------------ report
 
     static synchronized void report(String line) {
-        String l = "[" + form() + "] " + line;
+        String l = "[" + form() + "] " + printable(line);
         System.out.println("RELIABILITY " + l);
         String file = System.getProperty("reliability.report");
         if (file != null) {
@@ -106,6 +106,24 @@ final class Rel {
         if (STRICT) {
             Assertions.fail("defect " + id + ": " + what);
         }
+    }
+
+    /** Escapes control characters, lone surrogates and U+FFFE so a line can be written as UTF-8. */
+    static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean pair = Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1));
+            if (pair) {
+                b.append(c).append(s.charAt(++i));
+            } else if ((c < 0x20 && c != '\n') || Character.isSurrogate(c) || c == 0xFFFE) {
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     static String ms(long nanos) {
@@ -198,6 +216,19 @@ final class Rel {
         return list;
     }
 
+    /**
+     * Host mount-table lines that belong to sandbox4j (its temp dirs; the jails' own mounts live in their mount
+     * namespaces). The raw line count also moves with every container other people start on this machine.
+     */
+    static int sandboxMounts() {
+        try {
+            return (int) Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
+                    .filter(l -> l.contains("sandbox4j")).count();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     static int count(Path dir) {
         try (Stream<Path> s = Files.list(dir)) {
             return (int) s.count();
@@ -217,7 +248,8 @@ final class Rel {
     // ------------------------------------------------------------------------------------------------ snapshots
 
     /** What a run may leak, measured from this JVM. */
-    record Snapshot(int fds, int threads, long heapMiB, List<String> processes, int mounts, List<String> objects) {
+    record Snapshot(int fds, int threads, long heapMiB, List<String> processes, int mounts, List<String> objects,
+                    List<String> threadNames) {
         static Snapshot take() {
             MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
             System.gc();
@@ -233,15 +265,16 @@ final class Rel {
             procs.removeIf(s -> ProcessHandle.of(Long.parseLong(s.split(" ")[0])).map(h -> !h.isAlive()
                     || h.info().command().orElse("").endsWith("/docker")).orElse(true));
             // Threads of the suite's own pools (named rel-*) idle for a while after a test; they are not the SDK's.
-            int threads = (int) Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> !t.getName().startsWith("rel-")).count();
-            return new Snapshot(count(Path.of("/proc/self/fd")), threads, heap, procs,
-                    lines(Path.of("/proc/self/mountinfo")), objects);
+            List<String> names = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                    // JDK-internal: the process reaper pool keeps idle threads for 60 s after a process ends
+                    .filter(t -> !t.startsWith("rel-") && !t.equals("process reaper")).sorted().collect(java.util.stream.Collectors.toList());
+            return new Snapshot(count(Path.of("/proc/self/fd")), names.size(), heap, procs, sandboxMounts(), objects,
+                    names);
         }
 
         String describe() {
             return "fds " + fds + ", threads " + threads + ", heap " + heapMiB + " MiB, jail processes "
-                    + processes.size() + ", mounts " + mounts + ", cgroups/tempdirs/containers/volumes "
+                    + processes.size() + ", sandbox4j mounts " + mounts + ", cgroups/tempdirs/containers/volumes "
                     + objects.size();
         }
 
@@ -251,7 +284,9 @@ final class Rel {
                 bad.add("fds " + base.fds + " -> " + fds);
             }
             if (threads > base.threads + 4) {
-                bad.add("threads " + base.threads + " -> " + threads);
+                List<String> extra = new ArrayList<>(threadNames);
+                base.threadNames.forEach(extra::remove);
+                bad.add("threads " + base.threads + " -> " + threads + " " + extra);
             }
             if (heapMiB > base.heapMiB + 64) {
                 bad.add("heap " + base.heapMiB + " -> " + heapMiB + " MiB");
