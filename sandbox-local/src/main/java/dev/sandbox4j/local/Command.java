@@ -72,9 +72,11 @@ final class Command implements ExecHandle {
             status = forcedStatus;
             detail = forcedDetail;
         }
-        long oomAfter = sandbox.cgroups.oomKills();
+        // the OOM count matters only for a command that was killed (137) or ended by us: read it only then
+        boolean mayBeOom = oomBefore >= 0 && (code == 137 || status != ExecStatus.COMPLETED);
+        long oomAfter = mayBeOom ? sandbox.cgroups.oomKills() : oomBefore;
         long deniedAfter = sandbox.cgroups.pidsDenied();
-        if (oomAfter > oomBefore && oomBefore >= 0 && (code == 137 || status != ExecStatus.COMPLETED)) {
+        if (mayBeOom && oomAfter > oomBefore) {
             status = ExecStatus.KILLED;
             detail = "memory limit exceeded (" + sandbox.info().limits().memoryBytes() + " bytes): killed by the "
                     + "out-of-memory killer";

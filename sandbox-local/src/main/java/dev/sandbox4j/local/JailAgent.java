@@ -54,13 +54,20 @@ final class JailAgent {
 
     static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len)
             throws IOException {
+        writeFrame(out, type, id, payload, off, len, true);
+    }
+
+    static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len, boolean flush)
+            throws IOException {
         int size = len + 5;
         byte[] header = {(byte) (size >>> 24), (byte) (size >>> 16), (byte) (size >>> 8), (byte) size, type,
             (byte) (id >>> 24), (byte) (id >>> 16), (byte) (id >>> 8), (byte) id};
         synchronized (out) {
             out.write(header);
             out.write(payload, off, len);
-            out.flush();
+            if (flush) {
+                out.flush();
+            }
         }
     }
 

@@ -457,9 +457,24 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     private void send(byte type, int cid, byte[] payload) {
+        send(type, cid, payload, true);
+    }
+
+    private void flushToAgent() {
         try {
             synchronized (toAgent) {
-                JailAgent.writeFrame(toAgent, type, cid, payload, 0, payload.length);
+                toAgent.flush();
+            }
+        } catch (IOException e) {
+            throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
+                    "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+    }
+
+    private void send(byte type, int cid, byte[] payload, boolean flush) {
+        try {
+            synchronized (toAgent) {
+                JailAgent.writeFrame(toAgent, type, cid, payload, 0, payload.length, flush);
             }
         } catch (IOException e) {
             throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
@@ -609,12 +624,18 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 return c;
             }
         }
-        send(JailAgent.GO, c.id, new byte[0]);
-        if (request.hasStdin()) {
-            sendStdin(c, request.stdin());
-        }
-        if (closeStdin || request.hasStdin()) {
-            closeStdin(c);
+        boolean more = closeStdin || request.hasStdin();
+        // GO and the stdin frames that follow at once go out in one write
+        send(JailAgent.GO, c.id, new byte[0], !more);
+        if (more) {
+            try {
+                if (request.hasStdin()) {
+                    sendStdin(c, request.stdin());
+                }
+                closeStdin(c);
+            } finally {
+                flushToAgent();
+            }
         }
         return c;
     }
