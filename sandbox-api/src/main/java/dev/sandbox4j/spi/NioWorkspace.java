@@ -912,15 +912,35 @@ public final class NioWorkspace implements FileSystem {
         }
     }
 
+    /**
+     * Copies {@code in} to {@code out}, failing with {@link ErrorKind#TOO_LARGE} past {@code max} bytes (0: no limit).
+     * Big chunks, not many small writes: an in-memory source is handed over whole, others in 1 MiB reads.
+     */
     private static void copyBounded(InputStream in, OutputStream out, long max, String rel) throws IOException {
-        byte[] buf = new byte[64 * 1024];
-        long total = 0;
-        for (int n; (n = in.read(buf)) != -1; ) {
-            total += n;
-            if (max > 0 && total > max) {
-                throw tooLarge(rel, total);
+        OutputStream bounded = new OutputStream() {
+            private long total;
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
             }
-            out.write(buf, 0, n);
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                total += len;
+                if (max > 0 && total > max) {
+                    throw tooLarge(rel, total);
+                }
+                out.write(b, off, len);
+            }
+        };
+        if (in instanceof java.io.ByteArrayInputStream) {
+            in.transferTo(bounded);
+            return;
+        }
+        byte[] buf = new byte[1 << 20];
+        for (int n; (n = in.readNBytes(buf, 0, buf.length)) > 0; ) {
+            bounded.write(buf, 0, n);
         }
     }
 
