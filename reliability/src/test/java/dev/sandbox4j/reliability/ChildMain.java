@@ -58,7 +58,7 @@ public final class ChildMain {
             }
             return "typed:" + e.kind();
         } catch (Throwable e) {
-            return "OTHER:" + e.toString().replace(' ', '_');
+            return "OTHER:" + e.toString();
         }
     }
 
@@ -142,7 +142,8 @@ public final class ChildMain {
         String o = outcome(() -> {
             ExecResult r = s.shell().run("echo " + k);
             if (!r.stdout().equals(k + "\n")) {
-                throw new IllegalStateException("wrong output " + r.stdout());
+                throw new IllegalStateException("wrong output: " + r.status() + " exit " + r.exitCode() + " stdout ["
+                        + r.stdout().trim() + "] stderr [" + r.stderr().trim() + "] " + r.detail());
             }
         });
         if (o.equals("ok")) {
