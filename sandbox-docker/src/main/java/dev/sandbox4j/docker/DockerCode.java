@@ -55,9 +55,7 @@ final class DockerCode implements CodeRunner {
         }
         byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
         String name = "code-" + UUID.randomUUID() + ext;
-        sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.RUN_DIR,
-                List.of(new Engine.Entry(name, 0600, code.length, () -> DockerSandbox.bytes(code))),
-                sandbox.uid, sandbox.gid);
+        sandbox.uploadToRunDir(name, code);
         String path = WorkspaceScripts.RUN_DIR + "/" + name;
         ExecRequest exec = ExecRequest.argv(interpreter, path);
         if (request.stdin() != null) {

@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -40,6 +41,8 @@ import java.util.regex.Pattern;
 final class DockerFiles implements FileSystem {
     private static final int GREP_MAX_FILE = 16 << 20;
     private static final int GREP_MAX_LINE = 2000;
+    /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
+    static final int IN_MEMORY_WRITE = 4 << 20;
     private final DockerSandbox sandbox;
 
     DockerFiles(DockerSandbox sandbox) {
@@ -130,7 +133,33 @@ final class DockerFiles implements FileSystem {
     public void write(String path, InputStream content) {
         String rel = WorkspacePaths.requireNonRoot(path);
         sandbox.ensureOpen();
-        Path tmp = Engine.spool(content, rel);
+        if (content.getClass() == ByteArrayInputStream.class) {
+            // Exactly a ByteArrayInputStream: available() is the exact number of bytes left, so the tar entry's size
+            // is known and the stream goes straight into the upload (which fails if the count differs).
+            long size = ((ByteArrayInputStream) content).available();
+            boolean[] opened = new boolean[1];
+            put(path, size, () -> {
+                if (opened[0]) {
+                    throw new IOException("the content stream can be read only once");
+                }
+                opened[0] = true;
+                return new NonClosing(content);
+            }, false);
+            return;
+        }
+        // Small content of unknown length stays in memory; only what is longer goes through a host temp file.
+        byte[] head;
+        try {
+            head = content.readNBytes(IN_MEMORY_WRITE + 1);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
+                    + e.getMessage(), e);
+        }
+        if (head.length <= IN_MEMORY_WRITE) {
+            put(path, head.length, () -> DockerSandbox.bytes(head), false);
+            return;
+        }
+        Path tmp = Engine.spool(new java.io.SequenceInputStream(new ByteArrayInputStream(head), content), rel);
         try {
             put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
         } catch (IOException e) {
@@ -163,19 +192,13 @@ final class DockerFiles implements FileSystem {
             throw new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
                     + limit + " bytes");
         }
-        String modeText = script("writing " + rel, WorkspaceScripts.PREPARE_WRITE, null, rel).out().trim();
-        int mode;
-        try {
-            mode = Integer.parseInt(modeText, 8) & 0777;
-        } catch (NumberFormatException e) {
-            mode = 0644;
-        }
-        String parent = WorkspacePaths.parent(rel);
+        // The temp file goes to the workspace root: a mount point, never a link, so the upload (which runs as the
+        // engine) resolves no path the sandbox controls. The commit script, as the sandbox user, then checks the
+        // target's parents for links, creates them, and renames the temp file into place.
         String tmpName = ".sandbox4j-" + UUID.randomUUID() + ".tmp";
-        String parentAbs = WorkspacePaths.absolute(parent);
-        sandbox.engine.upload(sandbox.containerId, parentAbs,
-                List.of(new Engine.Entry(tmpName, mode, size, content)), sandbox.uid, sandbox.gid);
-        script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, parentAbs + "/" + tmpName, rel,
+        sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
+                List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);
+        script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, WorkspaceScripts.WORKSPACE + "/" + tmpName, rel,
                 append ? "1" : "0");
     }
 
@@ -411,6 +434,23 @@ final class DockerFiles implements FileSystem {
             write(rel, after);
         }
         return new EditResult(rel, diff, edits.size(), !dryRun);
+    }
+
+    /** The caller's stream, read by the upload without closing it (the caller owns it). */
+    private static final class NonClosing extends java.io.FilterInputStream {
+        NonClosing(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public long transferTo(OutputStream out) throws IOException {
+            return in.transferTo(out);
+        }
+
+        @Override
+        public void close() {
+            // the caller closes its stream
+        }
     }
 
     static byte[] drain(InputStream in) throws IOException {

@@ -8,6 +8,7 @@ import com.github.dockerjava.api.model.LogConfig;
 import com.github.dockerjava.api.model.Mount;
 import com.github.dockerjava.api.model.MountType;
 import com.github.dockerjava.api.model.Ulimit;
+import com.github.dockerjava.api.model.VolumeOptions;
 import dev.sandbox4j.CodeRunner;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
@@ -55,6 +56,8 @@ final class DockerSandbox implements Sandbox {
         return t;
     });
     private static String seccompDefault;
+    /** Languages found by a successful probe, per image id and user: probed once per JVM. */
+    private static final Map<String, Set<Language>> PROBED = new ConcurrentHashMap<>();
 
     final String id;
     final Engine engine;
@@ -94,7 +97,7 @@ final class DockerSandbox implements Sandbox {
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
-            engine.janitor();
+            engine.janitorInBackground();
             s.create();
             return s;
         } catch (RuntimeException e) {
@@ -117,8 +120,8 @@ final class DockerSandbox implements Sandbox {
         ResourceLimits l = spec.limits();
         var c = engine.control;
         Map<String, String> labels = labels();
-        c.createVolumeCmd().withName(workspaceVolume).withLabels(labels).exec();
-        c.createVolumeCmd().withName(runVolume).withLabels(labels).exec();
+        // The engine creates the two named volumes, with these labels, as part of creating the container.
+        VolumeOptions volumeOptions = new VolumeOptions().withLabels(labels);
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -142,8 +145,10 @@ final class DockerSandbox implements Sandbox {
                 .withInit(false)
                 .withLogConfig(new LogConfig(LogConfig.LoggingType.JSON_FILE, Map.of("max-size", "1m", "max-file", "1")))
                 .withMounts(List.of(
-                        new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE),
-                        new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")))
+                        new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE)
+                                .withVolumeOptions(volumeOptions),
+                        new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")
+                                .withVolumeOptions(volumeOptions)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
             hc.withPidsLimit((long) l.maxProcesses());
@@ -178,7 +183,33 @@ final class DockerSandbox implements Sandbox {
         containerId = created.getId();
         c.startContainerCmd(containerId).exec();
         // The run volume's root belongs to root; give the sandbox user a private directory in it.
-        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null)), uid, gid);
+        java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(containerId).exec(),
+                        HELPERS);
+        InspectContainerResponse inspected = join(inspecting);
+        String probeKey = inspected.getImageId() + "|" + user;
+        Set<Language> known = inspected.getImageId() == null ? null : PROBED.get(probeKey);
+        if (known != null) {
+            // Same image and user as an earlier successful probe: the languages and the writable /workspace are
+            // properties of the image, and a new container's OOM counter starts at zero. The private run directory
+            // is created by the first upload that needs it (see uploadToRunDir).
+            languages = known;
+        } else {
+            ensureRunDir();
+            languages = probe();
+            if (inspected.getImageId() != null) {
+                PROBED.put(probeKey, languages);
+            }
+        }
+        for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
+            files.write(f.getKey(), f.getValue());
+        }
+        info = buildInfo(inspected);
+        expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Probes the container once: languages, OOM counter, writable workspace and run directory. */
+    private Set<Language> probe() {
         Engine.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
         String out = probe.out();
         EnumSet<Language> langs = EnumSet.noneOf(Language.class);
@@ -207,16 +238,27 @@ final class DockerSandbox implements Sandbox {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot prepare the private run directory in "
                     + engine.options.image());
         }
-        languages = Set.copyOf(langs);
-        for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
-            files.write(f.getKey(), f.getValue());
-        }
-        info = buildInfo();
-        expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+        return Set.copyOf(langs);
     }
 
-    private SandboxInfo buildInfo() {
-        InspectContainerResponse ic = engine.control.inspectContainerCmd(containerId).exec();
+    private static final java.util.concurrent.ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandbox4j-docker-open");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private static <T> T join(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    private SandboxInfo buildInfo(InspectContainerResponse ic) {
         HostConfig h = ic.getHostConfig();
         long mem = h.getMemory() == null ? 0 : h.getMemory();
         long pids = h.getPidsLimit() == null || h.getPidsLimit() < 0 ? 0 : h.getPidsLimit();
@@ -278,6 +320,34 @@ final class DockerSandbox implements Sandbox {
 
     private String seccompProfile() {
         return seccompProfile(engine.options);
+    }
+
+    private volatile boolean runDirReady;
+
+    /** Creates the private run directory (0700, the sandbox user's) in the run volume, whose root is root's. */
+    void ensureRunDir() {
+        if (!runDirReady) {
+            synchronized (this) {
+                if (!runDirReady) {
+                    engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null)), uid,
+                            gid);
+                    runDirReady = true;
+                }
+            }
+        }
+    }
+
+    /** Uploads one file into the private run directory, creating the directory in the same upload if needed. */
+    void uploadToRunDir(String name, byte[] data) {
+        ensureOpen();
+        if (runDirReady) {
+            engine.upload(containerId, WorkspaceScripts.RUN_DIR,
+                    List.of(new Engine.Entry(name, 0600, data.length, () -> bytes(data))), uid, gid);
+            return;
+        }
+        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null),
+                new Engine.Entry("run/" + name, 0600, data.length, () -> bytes(data))), uid, gid);
+        runDirReady = true;
     }
 
     /** Runs an internal command as the sandbox user with the internal marker. */

@@ -60,9 +60,7 @@ final class DockerShell implements Shell {
         }
         byte[] data = request.stdin();
         String name = "in-" + marker;
-        sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.RUN_DIR,
-                List.of(new Engine.Entry(name, 0600, data.length, () -> DockerSandbox.bytes(data))),
-                sandbox.uid, sandbox.gid);
+        sandbox.uploadToRunDir(name, data);
         return WorkspaceScripts.RUN_DIR + "/" + name;
     }
 
@@ -76,9 +74,16 @@ final class DockerShell implements Shell {
         OutputBuffer out = new OutputBuffer(limit);
         OutputBuffer err = new OutputBuffer(limit);
         String stdin = stageStdin(request, marker);
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd,
-                relCwd(request), stdin));
-        cmd.addAll(request.argv());
+        List<String> cmd;
+        if (direct(request)) {
+            // No working directory and no stdin: the exec's own working directory (/workspace) and stdin (/dev/null)
+            // are what the wrapper would set, and /bin/sh is what it would exec. The marker stays in the env.
+            cmd = request.argv();
+        } else {
+            cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd,
+                    relCwd(request), stdin));
+            cmd.addAll(request.argv());
+        }
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),
@@ -141,6 +146,15 @@ final class DockerShell implements Shell {
                 out.truncation(), err.truncation(), detail);
     }
 
+    /**
+     * Whether a command can run without the wrapper: no stdin, the workspace root as working directory, and the
+     * program is /bin/sh (which the wrapper itself needs), so a missing program cannot behave differently.
+     */
+    static boolean direct(ExecRequest request) {
+        return !request.hasStdin() && relCwd(request).equals(".") && !request.argv().isEmpty()
+                && request.argv().get(0).equals("/bin/sh");
+    }
+
     static String relCwd(ExecRequest request) {
         String rel = WorkspacePaths.normalize(request.cwd() == null ? "" : request.cwd());
         return rel.isEmpty() ? "." : rel;
@@ -187,6 +201,7 @@ final class DockerShell implements Shell {
         OutputBuffer out = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDOUT, t));
         OutputBuffer err = new OutputBuffer(limit, t -> l.onOutput(StreamType.STDERR, t));
         String fifo = WorkspaceScripts.RUN_DIR + "/fifo-" + marker;
+        sandbox.ensureRunDir();
         Engine.Ran check = sandbox.engine.run(sandbox.containerId, List.of("/bin/sh", "-c",
                         WorkspaceScripts.CWD_CHECK, "sandbox4j", cwd, relCwd(request)), sandbox.user,
                 List.of(WorkspaceScripts.MARKER + "=" + marker + ".check"), null, 1 << 16, DockerSandbox.INTERNAL_TIMEOUT);

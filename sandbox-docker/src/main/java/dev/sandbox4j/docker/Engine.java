@@ -143,7 +143,9 @@ final class Engine implements Closeable {
          * as ended once the process itself exits (its children keep running; their later output is dropped).
          */
         Integer await(long deadlineNanos) throws InterruptedException {
-            long poll = 10;
+            // The stream's end wakes this at once; inspecting is only for a process whose background children hold
+            // the stream open, so the first inspect waits a little (each one is an engine call that slows the rest).
+            long poll = 50;
             while (true) {
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -363,7 +365,7 @@ final class Engine implements Closeable {
 
     /** Uploads entries (names relative to {@code remoteDir}) owned by uid:gid, streaming through a pipe. */
     void upload(String containerId, String remoteDir, List<Entry> entries, int uid, int gid) {
-        PipedInputStream in = new PipedInputStream(256 * 1024);
+        PipedInputStream in = new PipedInputStream(1 << 20);
         CompletableFuture<Void> writer;
         try {
             PipedOutputStream pout = new PipedOutputStream(in);
@@ -448,6 +450,46 @@ final class Engine implements Closeable {
     }
 
     // ---------------------------------------------------------------------------------------------- janitor
+
+    /** Minimum time between two janitor runs against the same engine in one JVM. */
+    static final Duration JANITOR_INTERVAL = Duration.ofSeconds(60);
+    private static final Map<String, Long> JANITOR_LAST = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.concurrent.ExecutorService JANITORS =
+            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "sandbox4j-docker-janitor");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /**
+     * Runs the janitor in the background, on its own connection, at most once per {@link #JANITOR_INTERVAL} per engine
+     * and JVM; never on the caller's path.
+     */
+    void janitorInBackground() {
+        long now = System.nanoTime();
+        boolean[] due = new boolean[1];
+        JANITOR_LAST.compute(host, (k, last) -> {
+            if (last == null || now - last >= JANITOR_INTERVAL.toNanos()) {
+                due[0] = true;
+                return now;
+            }
+            return last;
+        });
+        if (!due[0]) {
+            return;
+        }
+        try {
+            JANITORS.execute(() -> {
+                try (Engine e = connect(options, options.requestTimeout())) {
+                    e.janitor();
+                } catch (RuntimeException ex) {
+                    LOG.debug("sandbox4j janitor failed", ex);
+                }
+            });
+        } catch (RuntimeException ex) {
+            LOG.debug("sandbox4j janitor not scheduled", ex);
+        }
+    }
 
     /**
      * Removes containers and volumes of sandbox4j whose owner JVM on this host is gone or whose expiry passed.

@@ -153,24 +153,21 @@ final class WorkspaceScripts {
             esac
             """;
 
-    /** Prepares a write or append of $1: creates parents, checks the target, prints its mode. */
-    static final String PREPARE_WRITE = """
-            walk "$1" 1
-            [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
-            [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
-            if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
-            if [ -f "$P" ]; then stat -c %a -- "$P"; else echo 644; fi
-            """;
-
-    /** $1 uploaded temp file (absolute), $2 rel target, $3 append (1/0). */
+    /**
+     * Commits a write or append: $1 the uploaded temp file (absolute, directly in /workspace, which is a mount point
+     * and so never a link), $2 rel target, $3 append (1/0). Creates the parents, refuses links on the way and at the
+     * end, keeps the mode of a file it replaces, then renames the temp file over the target (same volume).
+     */
     static final String COMMIT_WRITE = """
             t=$1
             trap 'rm -f -- "$t"' EXIT
-            walk "$2" 0
+            walk "$2" 1
             [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
             if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
-            if [ "$3" = 1 ]; then cat -- "$t" >> "$P"; else mv -f -T -- "$t" "$P"; fi
+            if [ "$3" = 1 ]; then cat -- "$t" >> "$P"; exit; fi
+            if [ -f "$P" ]; then m=$(stat -c %a -- "$P") && chmod "$(printf '%o' $((0$m & 0777)))" -- "$t" || exit 1; fi
+            mv -f -T -- "$t" "$P"
             """;
 
     static final String MKDIRS = """
