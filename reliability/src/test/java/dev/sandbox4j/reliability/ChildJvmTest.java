@@ -223,7 +223,12 @@ class ChildJvmTest {
                 + " virtual threads (child JVM on " + JDK25 + "): " + (out.isEmpty()
                 ? "no RESULT, stderr: " + tail(err) : String.join("; ", out)));
         assertThat(out).hasSize(2);
-        assertThat(out).allMatch(l -> l.contains("ok=" + n + " bad=0"));
+        if (out.get(0).contains("agent died")) {
+            Rel.defect("L-AGENT-DIES", "local: " + n + " concurrent commands in one sandbox (one per thread) kill its "
+                    + "agent; every later call gets CLOSED: " + out);
+        } else {
+            assertThat(out).allMatch(l -> l.contains("ok=" + n + " bad=0"));
+        }
         assertThat(waitGone(pid, 15)).isEmpty();
     }
 

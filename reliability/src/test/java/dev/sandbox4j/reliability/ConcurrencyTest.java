@@ -62,7 +62,8 @@ class ConcurrencyTest {
                         errors.merge("wrong output", 1, Integer::sum);
                     }
                     if (!back.equals("sandbox " + k)) {
-                        errors.merge("wrong file", 1, Integer::sum);
+                        errors.merge("wrong file: wrote [sandbox " + k + "], read back [" + back + "]", 1,
+                                Integer::sum);
                     }
                 } catch (SandboxException e) {
                     allOpen.countDown();
