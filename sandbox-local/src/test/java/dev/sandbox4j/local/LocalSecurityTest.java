@@ -337,6 +337,32 @@ class LocalSecurityTest {
         }
 
         @Test
+        void specEnvNeverReachesTheLauncherOrAgentProcesses() throws Exception {
+            String marker = "launcher-marker-" + System.nanoTime();
+            try (Sandbox x = Jail.open(SandboxSpec.builder().env("LD_AUDIT", "/workspace/" + marker).build())) {
+                ExecHandle h = x.shell().start(ExecRequest.shell("sleep 30"));
+                assertThat(sh(x, "echo $LD_AUDIT").stdout()).contains(marker);
+                int launchers = 0;
+                try (Stream<Path> st = Files.list(Path.of("/proc"))) {
+                    for (Path p : st.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                        try {
+                            String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
+                            if (cmd.startsWith("bwrap ") || cmd.contains("/bwrap ") || cmd.contains("JailAgent")) {
+                                launchers++;
+                                assertThat(Files.readString(p.resolve("environ"))).as("environ of " + cmd)
+                                        .doesNotContain(marker);
+                            }
+                        } catch (IOException ignored) {
+                            // exited
+                        }
+                    }
+                }
+                assertThat(launchers).as("bwrap and agent processes found").isGreaterThan(0);
+                h.kill();
+            }
+        }
+
+        @Test
         void hostEnvironmentDoesNotLeakIn() {
             ExecResult r = sh(s, "env");
             assertThat(r.stdout()).doesNotContain("MAVEN", "JAVA_HOME=", "HOME=/root").contains("HOME=/workspace",
@@ -405,6 +431,14 @@ class LocalSecurityTest {
         }
 
         @Test
+        void randomBinaryFloodIsCappedAndCounted() {
+            ExecResult r = s.shell().run(ExecRequest.shell("head -c 5000000 /dev/urandom").withOutputLimit(100));
+            assertThat(r.stdoutTruncation().totalBytes()).isEqualTo(5_000_000L);
+            assertThat(r.stdoutTruncation().truncated()).isTrue();
+            assertThat(r.stdout().length()).isLessThan(2 * 100 * 2 + 100);
+        }
+
+        @Test
         void binaryAndSplitStreams() {
             ExecResult r = sh(s, "printf '\\377\\376 bad'; echo out; echo err >&2");
             assertThat(r.stdout()).endsWith(" badout\n");
@@ -449,6 +483,33 @@ class LocalSecurityTest {
             }
             pool.shutdown();
             long deadline = System.nanoTime() + 5_000_000_000L;
+            while (!Jail.leaks().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(Jail.leaks()).isEmpty();
+        }
+
+        @Test
+        void sixtyFourSandboxesOpenUseAndCloseAtOnce() throws Exception {
+            Jail.assumeAvailable();
+            int n = 64;
+            ExecutorService pool = Executors.newFixedThreadPool(n);
+            java.util.concurrent.CyclicBarrier allOpen = new java.util.concurrent.CyclicBarrier(n);
+            List<Future<String>> fs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                int id = i;
+                fs.add(pool.submit(() -> {
+                    try (Sandbox s = Jail.open()) {
+                        allOpen.await(180, java.util.concurrent.TimeUnit.SECONDS);
+                        return sh(s, "echo " + id).stdout();
+                    }
+                }));
+            }
+            for (int i = 0; i < n; i++) {
+                assertThat(fs.get(i).get(240, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(i + "\n");
+            }
+            pool.shutdown();
+            long deadline = System.nanoTime() + 10_000_000_000L;
             while (!Jail.leaks().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
