@@ -59,7 +59,9 @@ class ConcurrencyTest {
                     String back = s.files().readText("f.txt");
                     runLat.add(System.nanoTime() - t1);
                     if (!r.stdout().equals(k + "\n") && !backend.equals("memory")) {
-                        errors.merge("wrong output", 1, Integer::sum);
+                        errors.merge("wrong output: expected [" + k + "], got " + r.status() + " exit "
+                                + r.exitCode() + " stdout [" + r.stdout() + "] stderr [" + r.stderr() + "] "
+                                + r.detail(), 1, Integer::sum);
                     }
                     if (!back.equals("sandbox " + k)) {
                         errors.merge("wrong file: wrote [sandbox " + k + "], read back [" + back + "]", 1,

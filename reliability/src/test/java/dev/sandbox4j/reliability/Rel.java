@@ -313,7 +313,11 @@ final class Rel {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(settleSeconds);
         long start = System.nanoTime();
         Snapshot now = Snapshot.take();
-        while (!now.excessOver(base).isEmpty() && System.nanoTime() < deadline) {
+        // Cached thread pools (the JDK's and the backends') keep idle threads for 60 s: when threads are all that is
+        // left, wait up to 75 s for them.
+        long threadDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Math.max(settleSeconds, 75));
+        while (!now.excessOver(base).isEmpty() && (System.nanoTime() < deadline || (System.nanoTime() < threadDeadline
+                && now.excessOver(base).stream().allMatch(x -> x.startsWith("threads "))))) {
             Thread.sleep(250);
             now = Snapshot.take();
         }
