@@ -243,6 +243,45 @@ final class Cgroups {
         }
     }
 
+    /** Kills every task under a freezer group (FROZEN, SIGKILL, THAWED; a few rounds). */
+    static void killAll(Path freezerGroup) {
+        for (int round = 0; round < 20; round++) {
+            List<Long> pids = procsDeep(freezerGroup);
+            if (pids.isEmpty()) {
+                return;
+            }
+            writeTo(freezerGroup.resolve("freezer.state"), "FROZEN");
+            for (long pid : pids) {
+                kill9(pid);
+            }
+            writeTo(freezerGroup.resolve("freezer.state"), "THAWED");
+            sleep(10);
+        }
+    }
+
+    /** Removes a group tree (children first), retrying while tasks exit; true when it is gone. */
+    static boolean removeTreeRetrying(Path d, long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000L;
+        while (true) {
+            removeTree(d);
+            if (!Files.isDirectory(d)) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            sleep(20);
+        }
+    }
+
+    private static void writeTo(Path file, String value) {
+        try {
+            Files.write(file, value.getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException ignored) {
+            // gone
+        }
+    }
+
     private static void removeTree(Path d) {
         try (Stream<Path> s = Files.list(d)) {
             s.filter(Files::isDirectory).forEach(Cgroups::removeTree);

@@ -98,6 +98,10 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     private final Set<Language> languages;
     private final FileSystem files;
     private volatile ScheduledFuture<?> lifetimeTask;
+    /** Bounds the commands alive at once (L-AGENT-DIES): more would overrun the pids limit of the agent's group. */
+    private final java.util.concurrent.Semaphore permits;
+    /** Why the sandbox closed itself (its jail died), or null. */
+    private volatile String deathDetail;
 
     private LocalSandbox(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path workspace, int uid, int gid,
                          Process jail, SandboxInfo info) {
@@ -111,6 +115,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         this.jail = jail;
         this.toAgent = new DataOutputStream(new java.io.BufferedOutputStream(jail.getOutputStream(), 65536));
         this.info = info;
+        this.permits = new java.util.concurrent.Semaphore(commandPermits(info.limits().maxProcesses()), true);
         EnumSet<Language> langs = EnumSet.noneOf(Language.class);
         if (Files.isExecutable(Path.of("/usr/bin/python3"))) {
             langs.add(Language.PYTHON);
@@ -132,11 +137,34 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     // ---------------------------------------------------------------- opening
 
+    /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
+    static int commandPermits(int maxProcesses) {
+        return maxProcesses <= 0 ? 64 : Math.max(8, Math.min(64, maxProcesses / 4));
+    }
+
+    /** The open-files limit for the jail: min(1024, this JVM's hard RLIMIT_NOFILE) (raising it would be EPERM). */
+    static long nofileLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String[] parts = line.substring("Max open files".length()).trim().split("\\s+");
+                    if (parts.length >= 2 && !parts[1].equals("unlimited")) {
+                        return Math.max(1, Math.min(1024, Long.parseLong(parts[1])));
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // keep 1024
+        }
+        return 1024;
+    }
+
     static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec) {
         if (spec.network() != NetworkPolicy.NONE) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend runs without network; network "
                     + spec.network() + " is not supported (a mediated proxy is not implemented)");
         }
+        Janitor.maybeReap(options.tempDir());
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
@@ -202,7 +230,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     .append("/passwd' '").append(c).append("/group'\n");
             script.append("exec");
             if (host.prlimit != null) {
-                script.append(" '").append(host.prlimit).append("' --nofile=1024:1024 --core=0:0");
+                long nofile = nofileLimit();
+                script.append(" '").append(host.prlimit).append("' --nofile=").append(nofile).append(':')
+                        .append(nofile).append(" --core=0:0");
                 if (maxFile > 0) {
                     script.append(" --fsize=").append(maxFile).append(':').append(maxFile);
                 }
@@ -442,6 +472,12 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             // the jail is gone
         }
         ready.completeExceptionally(new IOException("agent exited"));
+        if (!closed.get() && ready.isDone() && !ready.isCompletedExceptionally()) {
+            // the jail died under an open sandbox: close it (closed before any command's result is released, so
+            // a caller that sees KILLED then sees isOpen() false and CLOSED)
+            jailDied("the sandbox's jail died (its agent's channel ended)");
+            return;
+        }
         for (Command c : List.copyOf(commands.values())) {
             if (c.forcedStatus == null) {
                 c.forcedStatus = ExecStatus.KILLED;
@@ -456,6 +492,32 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
     }
 
+    /** The jail (bwrap, init or agent) is gone: mark the running commands, then close the sandbox. */
+    private void jailDied(String why) {
+        if (closed.get()) {
+            return;
+        }
+        String detail = why + "; " + jailDiagnostics();
+        deathDetail = detail;
+        for (Command c : List.copyOf(commands.values())) {
+            if (c.forcedStatus == null) {
+                c.forcedStatus = ExecStatus.KILLED;
+                c.forcedDetail = "the sandbox's jail died: " + detail;
+            }
+            c.spawned.complete(-1);
+        }
+        close();
+    }
+
+    /** True when the jail's outer process has exited while the sandbox was open; closes the sandbox then. */
+    private boolean jailGone() {
+        if (!closed.get() && ready.isDone() && !jail.isAlive()) {
+            jailDied("the sandbox's jail exited");
+            return true;
+        }
+        return false;
+    }
+
     private void send(byte type, int cid, byte[] payload) {
         send(type, cid, payload, true);
     }
@@ -466,6 +528,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 toAgent.flush();
             }
         } catch (IOException e) {
+            jailGone();
             throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
                     "the sandbox's agent is gone: " + e.getMessage(), e);
         }
@@ -477,6 +540,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 JailAgent.writeFrame(toAgent, type, cid, payload, 0, payload.length, flush);
             }
         } catch (IOException e) {
+            jailGone();
             throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
                     "the sandbox's agent is gone: " + e.getMessage(), e);
         }
@@ -514,12 +578,36 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     @Override
     public boolean isOpen() {
+        if (closed.get()) {
+            return false;
+        }
+        jailGone();
         return !closed.get();
     }
 
     private void checkOpen() {
+        if (!closed.get()) {
+            jailGone();
+        }
         if (closed.get()) {
-            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
+            String why = deathDetail;
+            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed"
+                    + (why == null ? "" : ": " + why));
+        }
+    }
+
+    /** Waits for a command slot (fair); false when none came within the time. */
+    private boolean acquirePermit(long millis, ExecRequest request) {
+        try {
+            boolean ok = permits.tryAcquire(Math.max(0, millis), TimeUnit.MILLISECONDS);
+            if (ok && closed.get()) {
+                permits.release();
+                checkOpen();
+            }
+            return ok;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while waiting to run " + request, e);
         }
     }
 
@@ -529,8 +617,15 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     public ExecResult run(ExecRequest request) {
         checkOpen();
         Duration timeout = request.timeout() != null ? request.timeout() : spec.commandTimeout();
-        Command c = start(request, null, true);
         long deadline = System.nanoTime() + timeout.toNanos();
+        long waitStart = System.nanoTime();
+        if (!acquirePermit(timeout.toMillis(), request)) {
+            return new ExecResult(ExecStatus.TIMEOUT, -1, "", "", Duration.ofNanos(System.nanoTime() - waitStart),
+                    dev.sandbox4j.Truncation.none(0), dev.sandbox4j.Truncation.none(0), "timed out after "
+                    + timeout.toMillis() + " ms waiting for one of the sandbox's " + commandPermits(
+                    info.limits().maxProcesses()) + " command slots; the command did not start");
+        }
+        Command c = startHolding(request, null, true);
         try {
             if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
                 c.forcedStatus = ExecStatus.TIMEOUT;
@@ -550,7 +645,12 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     @Override
     public ExecHandle start(ExecRequest request, OutputListener listener) {
         checkOpen();
-        Command c = start(request, listener == null ? OutputListener.NONE : listener, false);
+        Duration wait = request.timeout() != null ? request.timeout() : spec.commandTimeout();
+        if (!acquirePermit(wait.toMillis(), request)) {
+            throw new SandboxException(ErrorKind.TIMEOUT, "no command slot became free within " + wait.toMillis()
+                    + " ms (" + commandPermits(info.limits().maxProcesses()) + " commands run at once per sandbox)");
+        }
+        Command c = startHolding(request, listener == null ? OutputListener.NONE : listener, false);
         if (request.timeout() != null) {
             TIMER.schedule(() -> {
                 if (c.isAlive()) {
@@ -563,7 +663,22 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         return c;
     }
 
-    private Command start(ExecRequest request, OutputListener listener, boolean closeStdin) {
+    /** Starts a command holding a permit: released when the command's exit completes (or it never started). */
+    private Command startHolding(ExecRequest request, OutputListener listener, boolean closeStdin) {
+        Command[] made = new Command[1];
+        try {
+            return start(request, listener, closeStdin, made);
+        } finally {
+            Command c = made[0];
+            if (c == null) {
+                permits.release();
+            } else {
+                c.exit.whenComplete((v, t) -> permits.release());
+            }
+        }
+    }
+
+    private Command start(ExecRequest request, OutputListener listener, boolean closeStdin, Command[] made) {
         List<String> env = new ArrayList<>();
         Map<String, String> merged = new LinkedHashMap<>(spec.env());
         merged.putAll(request.env());
@@ -583,6 +698,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         cgroups.pruneCommandGroups(commands::containsKey);
         Command c = new Command(this, ids.incrementAndGet(), request, limit, listener);
         commands.put(c.id, c);
+        made[0] = c;
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
         payload.writeBytes(JailAgent.encodeStrings(request.argv()));
         payload.writeBytes(JailAgent.encodeStrings(env));
@@ -591,6 +707,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             send(JailAgent.SPAWN, c.id, payload.toByteArray());
         } catch (SandboxException e) {
             commands.remove(c.id);
+            c.exit.complete(-1);
             checkOpen();
             throw e;
         }
@@ -603,6 +720,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while starting " + request, e);
         } catch (Exception e) {
             commands.remove(c.id);
+            c.exit.complete(-1);
             checkOpen();
             throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox did not start " + request, e);
         }
@@ -822,6 +940,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             return;
         }
         OPEN.remove(this);
+        permits.release(1 << 20); // callers waiting for a slot wake up and get CLOSED
         ScheduledFuture<?> t = lifetimeTask;
         if (t != null) {
             t.cancel(false);

@@ -1,0 +1,93 @@
+package dev.sandbox4j.local;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * Reaps what sandboxes of dead JVMs (kill -9) left behind: their cgroups ({@code <controller>/sandbox4j/sbx-<pid>-*})
+ * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl}-*}), when the owner pid is not a live process. Runs on
+ * open, at most once per JVM per minute.
+ */
+final class Janitor {
+    private static final Pattern CGROUP = Pattern.compile("sbx-(\\d+)-.*");
+    private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl)-.*");
+    private static final long INTERVAL_NANOS = 60_000_000_000L;
+    private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
+
+    private Janitor() {
+    }
+
+    /** Reaps if the last run was more than a minute ago (never throws). */
+    static void maybeReap(Path tempDir) {
+        long now = System.nanoTime();
+        long last = LAST.get();
+        if (now - last < INTERVAL_NANOS || !LAST.compareAndSet(last, now)) {
+            return;
+        }
+        try {
+            reap(tempDir);
+        } catch (RuntimeException ignored) {
+            // best effort
+        }
+    }
+
+    /** Reaps now; returns how many groups and dirs were removed. */
+    static int reap(Path tempDir) {
+        int n = 0;
+        // freezer first: kill what is left in it, so the other controllers' groups become empty
+        for (String c : List.of("freezer", "memory", "pids", "cpu")) {
+            Path parent = Cgroups.ROOT.resolve(c).resolve(Cgroups.PARENT);
+            for (Path g : list(parent)) {
+                if (deadOwner(CGROUP.matcher(g.getFileName().toString()))
+                        && Files.isDirectory(g, LinkOption.NOFOLLOW_LINKS)) {
+                    if (c.equals("freezer")) {
+                        Cgroups.killAll(g);
+                    }
+                    if (Cgroups.removeTreeRetrying(g, 2_000)) {
+                        n++;
+                    }
+                }
+            }
+        }
+        if (tempDir != null) {
+            for (Path d : list(tempDir)) {
+                if (deadOwner(TEMP.matcher(d.getFileName().toString()))
+                        && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
+                    LocalSandbox.deleteTree(d);
+                    if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+
+    private static boolean deadOwner(Matcher m) {
+        if (!m.matches()) {
+            return false;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            return true; // more digits than any pid: no live owner
+        }
+        return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).isEmpty();
+    }
+
+    private static List<Path> list(Path dir) {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.toList();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.sandbox4j.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+
+/** Regression tests for the reliability suite's local defects. */
+class ReliabilityFixesTest {
+    /** L-AGENT-DIES: many concurrent commands wait for a slot instead of killing the agent. */
+    @Test
+    void threeHundredConcurrentCommandsSurvive() throws Exception {
+        int n = Integer.getInteger("sandbox4j.test.concurrent", 300);
+        try (Sandbox s = Jail.open()) {
+            ExecutorService pool = Executors.newFixedThreadPool(n);
+            try {
+                List<Future<ExecResult>> fs = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    String cmd = "echo " + i;
+                    fs.add(pool.submit(() -> s.shell().run(cmd)));
+                }
+                for (int i = 0; i < n; i++) {
+                    ExecResult r = fs.get(i).get();
+                    assertThat(r.status()).as(r.toString()).isEqualTo(ExecStatus.COMPLETED);
+                    assertThat(r.stdout()).isEqualTo(i + "\n");
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertThat(s.isOpen()).isTrue();
+            assertThat(s.shell().run("echo ok").stdout()).isEqualTo("ok\n");
+        }
+    }
+
+    @Test
+    void permitCount() {
+        assertThat(LocalSandbox.commandPermits(256)).isEqualTo(64);
+        assertThat(LocalSandbox.commandPermits(10)).isEqualTo(8);
+        assertThat(LocalSandbox.commandPermits(100)).isEqualTo(25);
+        assertThat(LocalSandbox.commandPermits(0)).isEqualTo(64);
+    }
+
+    /** L-NOFILE: never above the JVM's hard limit. */
+    @Test
+    void nofileLimitIsAtMostTheHardLimit() {
+        long n = LocalSandbox.nofileLimit();
+        assertThat(n).isBetween(1L, 1024L);
+    }
+
+    /** L-ORPHAN-CGROUPS: a dead owner's cgroups and temp dirs are reaped, without following links. */
+    @Test
+    void deadOwnersLeftoversAreReaped() throws Exception {
+        long dead = 4_999_999L; // above any pid_max: never a live process
+        Path tmp = Files.createTempDirectory("janitor-test");
+        Path outside = Files.writeString(tmp.resolve("outside.txt"), "keep");
+        Path ws = tmp.resolve(LocalSandbox.PREFIX + dead + "-ws-123");
+        Files.createDirectories(ws.resolve("sub"));
+        Files.writeString(ws.resolve("sub/f"), "x");
+        Files.createSymbolicLink(ws.resolve("link"), outside);
+        Files.createSymbolicLink(ws.resolve("dirlink"), tmp);
+        Path ctl = tmp.resolve(LocalSandbox.PREFIX + dead + "-ctl-456");
+        Files.createDirectories(ctl);
+        Path live = tmp.resolve(LocalSandbox.PREFIX + ProcessHandle.current().pid() + "-ws-789");
+        Files.createDirectories(live);
+        Path cg = null;
+        if (Cgroups.usable("freezer")) {
+            cg = Cgroups.dir("freezer", "sbx-" + dead + "-abcdef");
+            Files.createDirectories(cg.resolve("c1"));
+        }
+        Janitor.reap(tmp);
+        assertThat(ws).doesNotExist();
+        assertThat(ctl).doesNotExist();
+        assertThat(live).exists();
+        assertThat(outside).hasContent("keep");
+        if (cg != null) {
+            assertThat(cg).doesNotExist();
+        }
+        LocalSandbox.deleteTree(tmp);
+    }
+
+    /** L-DEAD-JAIL-OPEN: when the jail dies, the sandbox closes itself. */
+    @Test
+    void deadJailClosesTheSandbox() throws Exception {
+        try (Sandbox s = Jail.open()) {
+            ExecHandle h = s.shell().start(dev.sandbox4j.ExecRequest.shell("sleep 30"), null);
+            Thread.sleep(200);
+            ProcessHandle.current().children().filter(p -> p.info().command().orElse("").contains("bwrap"))
+                    .forEach(ProcessHandle::destroyForcibly);
+            ExecResult r = h.await(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(r.status()).isEqualTo(ExecStatus.KILLED);
+            assertThat(s.isOpen()).isFalse();
+            assertThatThrownBy(() -> s.shell().run("true")).isInstanceOf(SandboxException.class)
+                    .satisfies(e -> assertThat(((SandboxException) e).kind()).isEqualTo(ErrorKind.CLOSED));
+            assertThatThrownBy(() -> s.files().readText("x")).isInstanceOf(SandboxException.class)
+                    .satisfies(e -> assertThat(((SandboxException) e).kind()).isEqualTo(ErrorKind.CLOSED));
+        }
+    }
+}
