@@ -67,8 +67,7 @@ final class DockerExecHandle implements ExecHandle {
             if (exit == null) {
                 forced = ExecStatus.TIMEOUT;
                 forcedDetail = "timed out after " + DockerShell.human(timeout) + "; the command's process tree was killed";
-                sandbox.kill(true, marker, marker + ".stdin");
-                exec.awaitStream(1000);
+                sandbox.killUntilEnded(exec, true, marker, marker + ".stdin");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -83,8 +82,14 @@ final class DockerExecHandle implements ExecHandle {
         if (forced != null) {
             status = forced;
             detail = forcedDetail;
-        } else if (code == 137 && !sandbox.closed()) {
+        } else if ((code == 137 || code < 0) && sandbox.closed()) {
+            status = ExecStatus.KILLED;
+            detail = "the sandbox was closed";
+        } else if (code == 137) {
             String oom = sandbox.oomDetail();
+            if (oom == null) {
+                oom = sandbox.killedFromOutside();
+            }
             if (oom != null) {
                 status = ExecStatus.KILLED;
                 detail = oom;

@@ -49,6 +49,23 @@ final class DockerFiles implements FileSystem {
         this.sandbox = sandbox;
     }
 
+    /** A path must be valid UTF-16 (no lone surrogate) to be passed to the engine; else INVALID_PATH. */
+    static String encodable(String path) {
+        if (path != null && !StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
+            throw new SandboxException(ErrorKind.INVALID_PATH, "the path is not valid Unicode (a lone surrogate): "
+                    + path.replaceAll("[\\uD800-\\uDFFF]", "?"));
+        }
+        return path;
+    }
+
+    static String rel(String path) {
+        return WorkspacePaths.normalize(encodable(path));
+    }
+
+    static String relNonRoot(String path) {
+        return WorkspacePaths.requireNonRoot(encodable(path));
+    }
+
     private Engine.Ran script(String what, String body, OutputStream out, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + body, "sandbox4j"));
         cmd.addAll(List.of(args));
@@ -76,7 +93,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public String readText(String path, int fromLine, int toLine) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         if (fromLine < 1 || (toLine != -1 && toLine < fromLine)) {
             throw new IllegalArgumentException("bad line range " + fromLine + ".." + toLine);
         }
@@ -87,14 +104,39 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public byte[] readBytes(String path) {
-        String rel = WorkspacePaths.requireNonRoot(path);
-        return script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES), "all")
-                .stdout();
+        String rel = relNonRoot(path);
+        Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES),
+                "all");
+        return checkedSize(rel, r);
+    }
+
+    /**
+     * The read script prints the size it read ({@code S:<n>} on stderr) before the content; a mismatch means output
+     * was lost on the way, which must never pass as the file's content.
+     */
+    static byte[] checkedSize(String rel, Engine.Ran r) {
+        String err = new String(r.stderr(), StandardCharsets.UTF_8);
+        long expected = -1;
+        for (String line : err.split("\n")) {
+            if (line.startsWith("S:")) {
+                try {
+                    expected = Long.parseLong(line.substring(2).strip());
+                } catch (NumberFormatException ignored) {
+                    // checked below
+                }
+            }
+        }
+        if (expected != r.stdout().length) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "reading " + rel + ": got " + r.stdout().length
+                    + " bytes of " + (expected < 0 ? "an unknown size" : expected + "")
+                    + " (output lost on the way from the engine); retry");
+        }
+        return r.stdout();
     }
 
     @Override
     public byte[] readBytes(String path, long offset, int length) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         if (offset < 0 || length < 0) {
             throw new IllegalArgumentException("offset and length must not be negative");
         }
@@ -112,7 +154,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public void readTo(String path, OutputStream sink) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         script("reading " + rel, WorkspaceScripts.READ, sink, rel, "0", "stream");
     }
 
@@ -131,7 +173,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public void write(String path, InputStream content) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         sandbox.ensureOpen();
         if (content.getClass() == ByteArrayInputStream.class) {
             // Exactly a ByteArrayInputStream: available() is the exact number of bytes left, so the tar entry's size
@@ -185,7 +227,7 @@ final class DockerFiles implements FileSystem {
     }
 
     private void put(String path, long size, Engine.InputStreamSupplier content, boolean append) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         sandbox.ensureOpen();
         long limit = sandbox.spec.limits().maxFileBytes();
         if (limit > 0 && size > limit) {
@@ -206,7 +248,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public FileInfo stat(String path) {
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         byte[] out = script("stat " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.STAT, null, rel).stdout();
         List<String> f = split(out);
         if (f.size() < 5) {
@@ -217,7 +259,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public boolean exists(String path) {
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         try {
             return script("checking " + rel, WorkspaceScripts.EXISTS, null, rel).out().trim().equals("yes");
         } catch (SandboxException e) {
@@ -233,7 +275,7 @@ final class DockerFiles implements FileSystem {
         if (depth < 1) {
             throw new IllegalArgumentException("depth (" + depth + ") must be at least 1");
         }
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
                 Integer.toString(Math.min(depth, 4096)), includeHidden ? "1" : "0", "%y\\0%s\\0%m\\0%T@\\0%l\\0%P\\0")
                 .stdout();
@@ -275,7 +317,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public List<String> find(String path, String glob, List<String> excludes) {
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         Predicate<String> p = Globs.compile(glob);
         Predicate<String> ex = Globs.any(excludes);
         byte[] out = script("finding in " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel, "4096", "1",
@@ -302,7 +344,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         Pattern pattern;
         try {
             pattern = Pattern.compile(regex, options.caseInsensitive()
@@ -395,27 +437,27 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public void mkdirs(String path) {
-        String rel = WorkspacePaths.normalize(path);
+        String rel = rel(path);
         script("creating " + rel, WorkspaceScripts.MKDIRS, null, rel);
     }
 
     @Override
     public void move(String from, String to, boolean overwrite) {
-        String a = WorkspacePaths.requireNonRoot(from);
-        String b = WorkspacePaths.requireNonRoot(to);
+        String a = relNonRoot(from);
+        String b = relNonRoot(to);
         script("moving " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "0");
     }
 
     @Override
     public void copy(String from, String to, boolean overwrite) {
-        String a = WorkspacePaths.requireNonRoot(from);
-        String b = WorkspacePaths.requireNonRoot(to);
+        String a = relNonRoot(from);
+        String b = relNonRoot(to);
         script("copying " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "1");
     }
 
     @Override
     public void delete(String path, boolean recursive) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         script("deleting " + rel, WorkspaceScripts.DELETE, null, rel, recursive ? "1" : "0");
     }
 
@@ -426,7 +468,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
-        String rel = WorkspacePaths.requireNonRoot(path);
+        String rel = relNonRoot(path);
         String before = readText(rel);
         String after = TextEdits.applyAll(rel, before, edits);
         String diff = TextEdits.unifiedDiff(rel, before, after);

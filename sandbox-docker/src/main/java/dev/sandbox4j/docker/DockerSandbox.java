@@ -392,6 +392,45 @@ final class DockerSandbox implements Sandbox {
         }
     }
 
+    /**
+     * Kills the command's processes, then verifies they are gone by waiting for the command's output stream to end
+     * (which it does once every process holding it exited); repeats the kill while it does not. The exec starts
+     * asynchronously, so under load its process may appear only after a first kill found nothing.
+     */
+    void killUntilEnded(Engine.Exec exec, boolean sweep, String... markers) throws InterruptedException {
+        for (int round = 0; round < 8 && !closed.get(); round++) {
+            kill(sweep, markers);
+            try {
+                if (exec.awaitStream(round == 0 ? 1000 : 500)) {
+                    return;
+                }
+            } catch (SandboxException e) {
+                return; // the stream failed: nothing more to read from it
+            }
+        }
+    }
+
+    /**
+     * Why a command that exited 137 was killed from outside (the sandbox closed, its container stopped or the engine
+     * went away), or null when the sandbox's container is still running.
+     */
+    String killedFromOutside() {
+        if (closed.get()) {
+            return "the sandbox was closed";
+        }
+        try {
+            var state = engine.control.inspectContainerCmd(containerId).exec().getState();
+            if (state != null && Boolean.FALSE.equals(state.getRunning())) {
+                return "the sandbox's container stopped (was the Docker engine restarted?)";
+            }
+            return null;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            return "the sandbox's container is gone";
+        } catch (RuntimeException e) {
+            return closed.get() ? "the sandbox was closed" : "lost the Docker engine: " + e.getMessage();
+        }
+    }
+
     /** The memory-limit detail when the OOM killer fired since the last check, else null. */
     String oomDetail() {
         try {

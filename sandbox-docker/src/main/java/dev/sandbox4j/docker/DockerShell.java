@@ -112,9 +112,8 @@ final class DockerShell implements Shell {
         String detail = "";
         int code;
         if (exit == null) {
-            sandbox.kill(true, marker);
             try {
-                exec.awaitStream(1000);
+                sandbox.killUntilEnded(exec, true, marker);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (SandboxException ignored) {
@@ -132,8 +131,14 @@ final class DockerShell implements Shell {
                     throw e;
                 }
             }
-            if (code == 137) {
+            if ((code == 137 || code < 0) && sandbox.closed()) {
+                status = ExecStatus.KILLED;
+                detail = "the sandbox was closed";
+            } else if (code == 137) {
                 String oom = sandbox.oomDetail();
+                if (oom == null) {
+                    oom = sandbox.killedFromOutside();
+                }
                 if (oom != null) {
                     status = ExecStatus.KILLED;
                     detail = oom;

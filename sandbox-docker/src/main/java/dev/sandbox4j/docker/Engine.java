@@ -128,6 +128,8 @@ final class Engine implements Closeable {
         final String id;
         final ResultCallback.Adapter<Frame> callback;
         volatile long lastFrame = System.nanoTime();
+        /** When the process was seen to have exited (0 until then). */
+        volatile long exitSeen;
         final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
         volatile Throwable error;
         volatile boolean closedByUs;
@@ -167,16 +169,20 @@ final class Engine implements Closeable {
         }
 
         /**
-         * The process exited but the stream is still open: background children may hold it. Waits until it closes,
-         * or for 300 ms of silence, at most 2 s, then closes it.
+         * The process exited but the stream is still open: background children may hold it, or (under load) its
+         * frames have simply not arrived yet. Waits until it closes, or for 1 s with no frame since the later of the
+         * last frame and the moment the exit was seen, at most 3 s, then closes it.
          */
         void drainAfterExit() throws InterruptedException {
-            long hardStop = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            long now = System.nanoTime();
+            exitSeen = now;
+            long hardStop = now + TimeUnit.SECONDS.toNanos(3);
+            long quiet = TimeUnit.SECONDS.toNanos(1);
             while (System.nanoTime() < hardStop) {
                 if (awaitStream(50)) {
                     return;
                 }
-                if (System.nanoTime() - lastFrame > TimeUnit.MILLISECONDS.toNanos(300)) {
+                if (System.nanoTime() - Math.max(lastFrame, exitSeen) > quiet) {
                     break;
                 }
             }

@@ -146,7 +146,9 @@ final class WorkspaceScripts {
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
             [ -f "$P" ] || fail PERMISSION_DENIED "not a regular file: $(rel "$P")"
             case $3 in
-              all) s=$(stat -c %s -- "$P"); [ "$s" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $s bytes, over the read limit of $2 bytes"; exec cat -- "$P" ;;
+              all) exec 3< "$P" || exit 1; s=$(stat -L -c %s /proc/self/fd/3) || exit 1
+                   [ "$s" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $s bytes, over the read limit of $2 bytes"
+                   printf 'S:%s\\n' "$s" >&2; exec head -c "$s" <&3 ;;
               stream) exec cat -- "$P" ;;
               bytes) tail -c +"$4" -- "$P" | head -c "$5" ;;
               lines) if [ "$5" = all ]; then exec tail -n +"$4" -- "$P"; else head -n "$5" -- "$P" | tail -n +"$4"; fi ;;
