@@ -569,22 +569,8 @@ public final class NioWorkspace implements FileSystem {
         if (dst.startsWith(src + "/")) {
             throw new SandboxException(ErrorKind.INVALID_PATH, "cannot move " + src + " into itself (" + dst + ")");
         }
-        List<String> s = WorkspacePaths.segments(src);
-        List<String> d = WorkspacePaths.segments(dst);
-        try (SecureDirectoryStream<Path> srcDir = openDirs(s.subList(0, s.size() - 1), src)) {
-            String srcName = s.get(s.size() - 1);
-            BasicFileAttributes srcAttrs = attrs(srcDir, srcName);
-            if (srcAttrs == null) {
-                throw notFound(src);
-            }
-            try (SecureDirectoryStream<Path> dstDir = mkdirs(d.subList(0, d.size() - 1), dst)) {
-                String dstName = d.get(d.size() - 1);
-                checkTarget(dstDir, dstName, dst, srcAttrs, overwrite);
-                srcDir.move(p(srcName, src), dstDir, p(dstName, dst));
-            }
-        } catch (IOException e) {
-            throw translate(e, src);
-        }
+        transfer(src, dst, overwrite,
+                (srcDir, srcName, srcAttrs, dstDir, dstName) -> srcDir.move(p(srcName, src), dstDir, p(dstName, dst)));
     }
 
     @Override
@@ -595,6 +581,22 @@ public final class NioWorkspace implements FileSystem {
         if (dst.equals(src) || dst.startsWith(src + "/")) {
             throw new SandboxException(ErrorKind.INVALID_PATH, "cannot copy " + src + " onto or into itself");
         }
+        transfer(src, dst, overwrite, (srcDir, srcName, srcAttrs, dstDir, dstName) -> {
+            BasicFileAttributes existing = attrs(dstDir, dstName);
+            if (existing != null && existing.isDirectory()) {
+                deleteTree(dstDir, dstName, dst); // overwrite asked, and the target is an empty directory
+            }
+            copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst);
+        });
+    }
+
+    private interface Transfer {
+        void apply(SecureDirectoryStream<Path> srcDir, String srcName, BasicFileAttributes srcAttrs,
+                   SecureDirectoryStream<Path> dstDir, String dstName) throws IOException;
+    }
+
+    /** Opens the source's parent and the target's (created), checks both ends, then moves or copies. */
+    private void transfer(String src, String dst, boolean overwrite, Transfer op) {
         List<String> s = WorkspacePaths.segments(src);
         List<String> d = WorkspacePaths.segments(dst);
         try (SecureDirectoryStream<Path> srcDir = openDirs(s.subList(0, s.size() - 1), src)) {
@@ -606,11 +608,7 @@ public final class NioWorkspace implements FileSystem {
             try (SecureDirectoryStream<Path> dstDir = mkdirs(d.subList(0, d.size() - 1), dst)) {
                 String dstName = d.get(d.size() - 1);
                 checkTarget(dstDir, dstName, dst, srcAttrs, overwrite);
-                BasicFileAttributes existing = attrs(dstDir, dstName);
-                if (existing != null && existing.isDirectory()) {
-                    deleteTree(dstDir, dstName, dst); // overwrite asked, and the target is an empty directory
-                }
-                copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst);
+                op.apply(srcDir, srcName, srcAttrs, dstDir, dstName);
             }
         } catch (IOException e) {
             throw translate(e, src);
