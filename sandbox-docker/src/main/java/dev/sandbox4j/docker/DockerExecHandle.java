@@ -82,17 +82,11 @@ final class DockerExecHandle implements ExecHandle {
         if (forced != null) {
             status = forced;
             detail = forcedDetail;
-        } else if ((code == 137 || code < 0) && sandbox.closed()) {
-            status = ExecStatus.KILLED;
-            detail = "the sandbox was closed";
-        } else if (code == 137) {
-            String oom = sandbox.oomDetail();
-            if (oom == null) {
-                oom = sandbox.killedFromOutside();
-            }
-            if (oom != null) {
+        } else {
+            String killedBy = sandbox.killedBy(code);
+            if (killedBy != null) {
                 status = ExecStatus.KILLED;
-                detail = oom;
+                detail = killedBy;
             }
         }
         stdinClosed = true;

@@ -462,6 +462,21 @@ final class DockerSandbox implements Sandbox {
         }
     }
 
+    /**
+     * Why a command that ended with {@code code} was killed from outside (the sandbox closed, the memory limit, the
+     * container stopped or the engine lost), or null when it ended by itself.
+     */
+    String killedBy(int code) {
+        if ((code == 137 || code < 0) && closed()) {
+            return "the sandbox was closed";
+        }
+        if (code == 137) {
+            String why = oomDetail();
+            return why != null ? why : killedFromOutside();
+        }
+        return null;
+    }
+
     boolean closed() {
         return closed.get();
     }

@@ -131,18 +131,10 @@ final class DockerShell implements Shell {
                     throw e;
                 }
             }
-            if ((code == 137 || code < 0) && sandbox.closed()) {
+            String killedBy = sandbox.killedBy(code);
+            if (killedBy != null) {
                 status = ExecStatus.KILLED;
-                detail = "the sandbox was closed";
-            } else if (code == 137) {
-                String oom = sandbox.oomDetail();
-                if (oom == null) {
-                    oom = sandbox.killedFromOutside();
-                }
-                if (oom != null) {
-                    status = ExecStatus.KILLED;
-                    detail = oom;
-                }
+                detail = killedBy;
             }
         }
         out.finish();
