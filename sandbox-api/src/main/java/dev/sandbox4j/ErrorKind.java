@@ -21,6 +21,12 @@ public enum ErrorKind {
     DIRECTORY_NOT_EMPTY(false),
     /** The path leaves the workspace, holds NUL, is empty or over-long, or is otherwise malformed. */
     INVALID_PATH(false),
+    /**
+     * An argument other than a path is malformed: an empty or invalid glob, an invalid regular expression, a
+     * negative range or depth, empty text to replace, an empty edit list. Models often write these arguments, so
+     * they fail like any other bad input instead of as an {@code IllegalArgumentException}.
+     */
+    INVALID_ARGUMENT(false),
     /** The sandbox refuses the operation: a symbolic link it will not follow, a special file, file permissions. */
     PERMISSION_DENIED(false),
     /** The content exceeds a limit (read cap, file size limit, disk quota). */

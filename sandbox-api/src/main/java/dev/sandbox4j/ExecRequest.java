@@ -42,7 +42,7 @@ public final class ExecRequest {
 
     /** A command line run by {@code /bin/sh -c}. */
     public static ExecRequest shell(String command) {
-        Objects.requireNonNull(command, "command");
+        checkNoNul(Objects.requireNonNull(command, "command"), "the command");
         return new ExecRequest(List.of("/bin/sh", "-c", command), command, null, Map.of(), null, null, 0);
     }
 
@@ -61,6 +61,7 @@ public final class ExecRequest {
         if (copy.isEmpty() || copy.get(0).isEmpty()) {
             throw new IllegalArgumentException("argv must name a program");
         }
+        copy.forEach(a -> checkNoNul(a, "an argument"));
         return new ExecRequest(copy, null, null, Map.of(), null, null, 0);
     }
 
@@ -116,14 +117,14 @@ public final class ExecRequest {
     /** Adds one variable; the name must be a valid POSIX name. */
     public ExecRequest withEnv(String name, String value) {
         Map<String, String> copy = new LinkedHashMap<>(env);
-        copy.put(checkName(name), Objects.requireNonNull(value, "value"));
+        copy.put(checkName(name), checkValue(value));
         return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
     }
 
     /** Adds variables; names must be valid POSIX names. */
     public ExecRequest withEnv(Map<String, String> vars) {
         Map<String, String> copy = new LinkedHashMap<>(env);
-        vars.forEach((k, v) -> copy.put(checkName(k), Objects.requireNonNull(v, "value of " + k)));
+        vars.forEach((k, v) -> copy.put(checkName(k), checkValue(v)));
         return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
     }
 
@@ -148,6 +149,18 @@ public final class ExecRequest {
             throw new IllegalArgumentException("output limit (" + chars + ") must be positive");
         }
         return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, chars);
+    }
+
+    /** No operating system can pass a NUL inside an argument or environment value. */
+    static String checkNoNul(String s, String what) {
+        if (s.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException(what + " contains a NUL character, which no program can receive");
+        }
+        return s;
+    }
+
+    static String checkValue(String value) {
+        return checkNoNul(Objects.requireNonNull(value, "value"), "an environment value");
     }
 
     static String checkName(String name) {

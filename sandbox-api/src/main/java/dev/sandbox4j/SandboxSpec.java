@@ -134,7 +134,7 @@ public final class SandboxSpec {
         }
 
         public Builder env(String name, String value) {
-            env.put(ExecRequest.checkName(name), Objects.requireNonNull(value, "value"));
+            env.put(ExecRequest.checkName(name), ExecRequest.checkValue(value));
             return this;
         }
 

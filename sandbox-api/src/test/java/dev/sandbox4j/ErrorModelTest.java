@@ -66,6 +66,14 @@ class ErrorModelTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive");
         assertThatThrownBy(() -> ExecRequest.shell("x").withEnv("BAD-NAME", "v"))
                 .isInstanceOf(IllegalArgumentException.class);
+        // No program can receive a NUL: refused when the request is built, the same on every backend.
+        assertThatThrownBy(() -> ExecRequest.shell("echo a\0b")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NUL");
+        assertThatThrownBy(() -> ExecRequest.argv("echo", "a\0b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ExecRequest.shell("x").withEnv("A", "a\0b"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SandboxSpec.builder().env("A", "a\0b"))
+                .isInstanceOf(IllegalArgumentException.class);
         byte[] stdin = {1, 2, 3};
         ExecRequest r = ExecRequest.shell("cat").withStdin(stdin);
         stdin[0] = 9;

@@ -160,17 +160,13 @@ class FuzzTest {
         }
         List<String> escapes = bad.stream().filter(b -> b.startsWith("ESCAPE")).collect(Collectors.toList());
         assertThat(escapes).as("escapes").isEmpty();
-        // Bad non-path arguments (globs, regexes, ranges, depths) throwing IllegalArgumentException: reported.
-        List<String> args = bad.stream().filter(b -> b.startsWith("edge") || b.startsWith("op 19 "))
+        // Anything but a SandboxException, for a bad path or a bad non-path argument (glob, regex, range, depth,
+        // empty edit), fails the build. Bad non-path arguments were FS-ARGS-UNTYPED until INVALID_ARGUMENT existed.
+        List<String> untyped = bad.stream().filter(b -> b.startsWith("op ") || b.startsWith("edge"))
                 .collect(Collectors.toList());
-        if (!args.isEmpty()) {
-            Rel.defect("FS-ARGS-UNTYPED-" + backend, backend + ": bad non-path arguments throw "
-                    + "IllegalArgumentException, not SandboxException: " + args);
-        }
-        // Anything but a SandboxException for a bad *path* fails the build.
-        List<String> paths = bad.stream().filter(b -> b.startsWith("op ") && !b.startsWith("op 19 "))
-                .collect(Collectors.toList());
-        assertThat(paths).as("untyped failures for bad paths").isEmpty();
+        assertThat(untyped).as("untyped failures for bad paths and arguments").isEmpty();
+        assertThat(kinds.getOrDefault("invalid_argument", 0)).as("edge cases typed invalid_argument")
+                .isGreaterThanOrEqualTo(11);
     }
 
     /** Bad non-path arguments: empty or malformed globs, a malformed regex, negative ranges and depths. */

@@ -1,8 +1,11 @@
 package dev.sandbox4j.spi;
 
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.SandboxException;
 import java.util.List;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /**
@@ -14,12 +17,21 @@ public final class Globs {
     private Globs() {
     }
 
-    /** A predicate on relative paths ({@code src/app.py}). */
+    /**
+     * A predicate on relative paths ({@code src/app.py}).
+     *
+     * @throws SandboxException {@link ErrorKind#INVALID_ARGUMENT} for an empty or malformed glob
+     */
     public static Predicate<String> compile(String glob) {
         if (glob == null || glob.isEmpty()) {
-            throw new IllegalArgumentException("glob must not be empty");
+            throw Arguments.invalid("the glob must not be empty");
         }
-        Pattern pattern = Pattern.compile(toRegex(glob), Pattern.DOTALL);
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(toRegex(glob), Pattern.DOTALL);
+        } catch (PatternSyntaxException e) {
+            throw Arguments.invalid("invalid glob '" + glob + "': " + e.getDescription());
+        }
         if (glob.indexOf('/') < 0) {
             return path -> pattern.matcher(path.substring(path.lastIndexOf('/') + 1)).matches();
         }

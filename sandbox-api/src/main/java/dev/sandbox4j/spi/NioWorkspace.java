@@ -48,7 +48,6 @@ import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * The whole {@link FileSystem} contract over a directory of any NIO file system (the host's, or jimfs), walking it
@@ -133,9 +132,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public String readText(String path, int fromLine, int toLine) {
-        if (fromLine < 1 || (toLine != -1 && toLine < fromLine)) {
-            throw new IllegalArgumentException("line range [" + fromLine + ", " + toLine + "] is invalid");
-        }
+        Arguments.lineRange(fromLine, toLine);
         String text = readText(path);
         StringBuilder out = new StringBuilder();
         int line = 1;
@@ -166,9 +163,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public byte[] readBytes(String path, long offset, int length) {
-        if (offset < 0 || length < 0) {
-            throw new IllegalArgumentException("offset (" + offset + ") and length (" + length + ") must be >= 0");
-        }
+        Arguments.byteRange(offset, length);
         if (length > MAX_READ_BYTES) {
             throw new SandboxException(ErrorKind.TOO_LARGE, "length " + length + " is over the read cap of "
                     + MAX_READ_BYTES + " bytes");
@@ -389,9 +384,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public List<FileInfo> list(String path, int depth, boolean includeHidden) {
         guard();
-        if (depth < 1) {
-            throw new IllegalArgumentException("depth (" + depth + ") must be at least 1");
-        }
+        Arguments.depth(depth);
         String rel = WorkspacePaths.normalize(path);
         List<FileInfo> out = new ArrayList<>();
         try (SecureDirectoryStream<Path> dir = openDirs(WorkspacePaths.segments(rel), rel)) {
@@ -442,13 +435,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
         guard();
-        Pattern pattern;
-        try {
-            pattern = Pattern.compile(regex, options.caseInsensitive()
-                    ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
-        } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException("invalid regex: " + e.getDescription(), e);
-        }
+        Pattern pattern = Arguments.regex(regex, options.caseInsensitive());
         String rel = WorkspacePaths.normalize(path);
         FileInfo start = stat(rel);
         List<String> files = new ArrayList<>();
@@ -735,6 +722,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public EditResult replace(String path, String oldText, String newText) {
         String rel = WorkspacePaths.requireNonRoot(path);
+        Arguments.textToReplace(oldText, rel);
         String before = readText(rel);
         String after = TextEdits.replaceUnique(rel, before, oldText, newText);
         write(rel, after);
@@ -744,6 +732,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = WorkspacePaths.requireNonRoot(path);
+        Arguments.edits(edits, rel);
         String before = readText(rel);
         String after = TextEdits.applyAll(rel, before, edits);
         if (!dryRun) {

@@ -21,7 +21,7 @@ public final class TextEdits {
     /** Occurrences of {@code needle} in {@code text}, counted without overlap. */
     public static int count(String text, String needle) {
         if (needle.isEmpty()) {
-            throw new IllegalArgumentException("text to find must not be empty");
+            throw Arguments.invalid("the text to find must not be empty");
         }
         int count = 0;
         for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
@@ -33,12 +33,11 @@ public final class TextEdits {
     /**
      * {@code text} with the one occurrence of {@code oldText} replaced.
      *
-     * @throws SandboxException {@link ErrorKind#NO_MATCH} or {@link ErrorKind#AMBIGUOUS_MATCH} (saying how many)
+     * @throws SandboxException {@link ErrorKind#NO_MATCH} or {@link ErrorKind#AMBIGUOUS_MATCH} (saying how many),
+     *     {@link ErrorKind#INVALID_ARGUMENT} when {@code oldText} is empty
      */
     public static String replaceUnique(String path, String text, String oldText, String newText) {
-        if (oldText.isEmpty()) {
-            throw new SandboxException(ErrorKind.NO_MATCH, "the text to replace in " + path + " is empty");
-        }
+        Arguments.textToReplace(oldText, path);
         int found = count(text, oldText);
         if (found == 0) {
             throw new SandboxException(ErrorKind.NO_MATCH, "no match in " + path + " for the text to replace: "
@@ -55,9 +54,7 @@ public final class TextEdits {
 
     /** {@code text} with every edit applied in order, each to the result of the ones before; all or nothing. */
     public static String applyAll(String path, String text, List<Edit> edits) {
-        if (edits.isEmpty()) {
-            throw new IllegalArgumentException("no edits given");
-        }
+        Arguments.edits(edits, path);
         String result = text;
         for (int i = 0; i < edits.size(); i++) {
             Edit edit = edits.get(i);

@@ -10,6 +10,7 @@ import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.spi.Globs;
+import dev.sandbox4j.spi.Arguments;
 import dev.sandbox4j.spi.TextEdits;
 import dev.sandbox4j.spi.WorkspacePaths;
 import java.util.function.Predicate;
@@ -94,9 +95,7 @@ final class DockerFiles implements FileSystem {
     @Override
     public String readText(String path, int fromLine, int toLine) {
         String rel = relNonRoot(path);
-        if (fromLine < 1 || (toLine != -1 && toLine < fromLine)) {
-            throw new IllegalArgumentException("bad line range " + fromLine + ".." + toLine);
-        }
+        Arguments.lineRange(fromLine, toLine);
         Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
                 Integer.toString(fromLine), toLine == -1 ? "all" : Integer.toString(toLine));
         return new String(r.stdout(), StandardCharsets.UTF_8);
@@ -137,9 +136,7 @@ final class DockerFiles implements FileSystem {
     @Override
     public byte[] readBytes(String path, long offset, int length) {
         String rel = relNonRoot(path);
-        if (offset < 0 || length < 0) {
-            throw new IllegalArgumentException("offset and length must not be negative");
-        }
+        Arguments.byteRange(offset, length);
         if (length > MAX_READ_BYTES) {
             throw new SandboxException(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
                     + MAX_READ_BYTES);
@@ -272,9 +269,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public List<FileInfo> list(String path, int depth, boolean includeHidden) {
-        if (depth < 1) {
-            throw new IllegalArgumentException("depth (" + depth + ") must be at least 1");
-        }
+        Arguments.depth(depth);
         String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
                 Integer.toString(Math.min(depth, 4096)), includeHidden ? "1" : "0", "%y\\0%s\\0%m\\0%T@\\0%l\\0%P\\0")
@@ -345,13 +340,7 @@ final class DockerFiles implements FileSystem {
     @Override
     public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        Pattern pattern;
-        try {
-            pattern = Pattern.compile(regex, options.caseInsensitive()
-                    ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
-        } catch (java.util.regex.PatternSyntaxException e) {
-            throw new IllegalArgumentException("invalid regex: " + e.getDescription(), e);
-        }
+        Pattern pattern = Arguments.regex(regex, options.caseInsensitive());
         FileInfo root = stat(rel);
         if (root.type() == FileType.SYMLINK) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
@@ -463,12 +452,14 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public EditResult replace(String path, String oldText, String newText) {
+        Arguments.textToReplace(oldText, relNonRoot(path));
         return edit(path, List.of(new Edit(oldText, newText)), false);
     }
 
     @Override
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = relNonRoot(path);
+        Arguments.edits(edits, rel);
         String before = readText(rel);
         String after = TextEdits.applyAll(rel, before, edits);
         String diff = TextEdits.unifiedDiff(rel, before, after);

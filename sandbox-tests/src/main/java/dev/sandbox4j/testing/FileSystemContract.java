@@ -850,6 +850,42 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     }
 
     @Test
+    default void anyCall_badArgument_failsInvalidArgumentAndChangesNothing(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        fs.write("keep.txt", "one\ntwo\n");
+        fs.mkdirs("d");
+        Map<String, String> before = snapshot(fs);
+        Map<String, ThrowingCallable> calls = new LinkedHashMap<>();
+        calls.put("readText lines [0, 2]", () -> fs.readText("keep.txt", 0, 2));
+        calls.put("readText lines [5, 2]", () -> fs.readText("keep.txt", 5, 2));
+        calls.put("readText lines [1, -2]", () -> fs.readText("keep.txt", 1, -2));
+        calls.put("readBytes offset -1", () -> fs.readBytes("keep.txt", -1, 5));
+        calls.put("readBytes length -1", () -> fs.readBytes("keep.txt", 0, -1));
+        calls.put("list depth 0", () -> fs.list("d", 0, false));
+        calls.put("list depth -1", () -> fs.list("d", -1, true));
+        calls.put("find empty glob", () -> fs.find("", "", List.of()));
+        calls.put("find empty exclude", () -> fs.find("", "*.txt", List.of("")));
+        calls.put("grep invalid regex", () -> fs.grep("(unclosed", ""));
+        calls.put("grep invalid regex [", () -> fs.grep("[a-", "keep.txt"));
+        calls.put("grep empty include", () -> fs.grep("one", "", GrepOptions.defaults().withIncludes("")));
+        calls.put("replace empty text", () -> fs.replace("keep.txt", "", "x"));
+        calls.put("edit no edits", () -> fs.edit("keep.txt", List.of(), false));
+        calls.put("edit no edits, dry run", () -> fs.edit("keep.txt", List.of(), true));
+        SoftAssertions softly = new SoftAssertions();
+        for (Map.Entry<String, ThrowingCallable> call : calls.entrySet()) {
+            Throwable t = catchThrowable(call.getValue());
+            softly.assertThat(t).as(call.getKey()).isInstanceOf(SandboxException.class);
+            if (t instanceof SandboxException) {
+                softly.assertThat(((SandboxException) t).kind()).as("%s: %s", call.getKey(), t)
+                        .isEqualTo(ErrorKind.INVALID_ARGUMENT);
+                softly.assertThat(((SandboxException) t).retryable()).as(call.getKey()).isFalse();
+            }
+        }
+        softly.assertAll();
+        assertThat(snapshot(fs)).isEqualTo(before);
+    }
+
+    @Test
     default void write_emptyOrRootPath_failsInvalidPath(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         for (String p : List.of("", "/workspace", ".")) {

@@ -176,6 +176,7 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.IS_A_DIRECTORY,      // read_aDirectory_failsIsADirectory
                 ErrorKind.DIRECTORY_NOT_EMPTY, // delete_nonEmptyDirectory_needsRecursive
                 ErrorKind.INVALID_PATH,        // anyCall_badPath_failsInvalidPathAndChangesNothing
+                ErrorKind.INVALID_ARGUMENT,    // anyCall_badArgument_failsInvalidArgumentAndChangesNothing
                 ErrorKind.PERMISSION_DENIED,   // FileSystemSecurityContract (SYMLINKS + SHELL; FIFO with SHELL)
                 ErrorKind.TOO_LARGE,           // readText_overMaxReadBytes_failsTooLarge
                 ErrorKind.NO_MATCH,            // replace_noMatch_failsNoMatchAndChangesNothing

@@ -17,7 +17,7 @@ import java.util.Objects;
  */
 public final class ToolResult {
     /** The {@code error_type} of a call whose arguments are missing, of the wrong type or out of range. */
-    public static final String INVALID_ARGUMENT = "invalid_argument";
+    public static final String INVALID_ARGUMENT = dev.sandbox4j.ErrorKind.INVALID_ARGUMENT.code();
 
     /**
      * An image to show the model alongside the JSON (a thumbnail, from {@code view}).
