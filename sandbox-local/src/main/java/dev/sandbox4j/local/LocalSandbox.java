@@ -165,6 +165,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     + spec.network() + " is not supported (a mediated proxy is not implemented)");
         }
         Janitor.maybeReap(options.tempDir());
+        retryLeftovers();
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
@@ -291,7 +292,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         } catch (IOException e) {
             cleanup(cg, ws, ctl);
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // Errors too (no native thread for the reader, out of memory): nothing of a failed open may stay.
             cleanup(cg, ws, ctl);
             throw e;
         }
@@ -307,8 +309,29 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         if (cg != null) {
             cg.destroy();
         }
-        deleteTree(ws);
-        deleteTree(ctl);
+        deleteOrRemember(ws);
+        deleteOrRemember(ctl);
+    }
+
+    /**
+     * Directories of this JVM that could not be deleted when their sandbox failed to open or closed (for example
+     * out of file descriptors mid-walk); retried on every open and close, so a transient failure does not leak them
+     * until this JVM dies (after which the janitor would reap them).
+     */
+    private static final Set<Path> LEFTOVERS = ConcurrentHashMap.newKeySet();
+
+    static void deleteOrRemember(Path dir) {
+        if (dir != null && !deleteTree(dir)) {
+            LEFTOVERS.add(dir);
+        }
+    }
+
+    static void retryLeftovers() {
+        for (Path dir : List.copyOf(LEFTOVERS)) {
+            if (deleteTree(dir)) {
+                LEFTOVERS.remove(dir);
+            }
+        }
     }
 
     private static List<String> bwrapArgs(SandboxSpec spec, ResourceLimits limits, Path ws, Path agentDir,
@@ -971,8 +994,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);
         }
-        deleteTree(workspace);
-        deleteTree(ctl);
+        deleteOrRemember(workspace);
+        deleteOrRemember(ctl);
+        retryLeftovers();
     }
 
     private static void sleepQuietly(long ms) {
@@ -984,9 +1008,10 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     /** Deletes a tree without following links (links are removed, never their targets). */
-    static void deleteTree(Path root) {
+    /** Deletes {@code root} and everything under it, never following links; whether nothing is left. */
+    static boolean deleteTree(Path root) {
         if (root == null || !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
+            return true;
         }
         try {
             Files.walkFileTree(root, new SimpleFileVisitor<>() {
@@ -1019,8 +1044,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 }
             });
         } catch (IOException | RuntimeException ignored) {
-            // best effort; leaks() reports what is left
+            // reported by the return value: the caller remembers the directory and retries
         }
+        return !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     @Override

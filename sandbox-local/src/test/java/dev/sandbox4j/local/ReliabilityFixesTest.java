@@ -46,6 +46,44 @@ class ReliabilityFixesTest {
         }
     }
 
+    /**
+     * L-FAILED-OPEN-LEAK: an open that fails after its directories and cgroups exist (here the jail itself does not
+     * start: a bwrap wrapper that passes the host probe but refuses {@code --args}) leaves none of them behind.
+     */
+    @Test
+    void failedOpenLeavesNothing() throws Exception {
+        Jail.assumeAvailable();
+        Path dir = Files.createTempDirectory("sandbox4j-failed-open");
+        try {
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path bwrap = dir.resolve("bwrap");
+            Files.writeString(bwrap, "#!/bin/sh\n"
+                    + "case \"$1\" in --args) echo 'this bwrap refuses to start jails' >&2; exit 1;; esac\n"
+                    + "exec " + Host.which("bwrap") + " \"$@\"\n");
+            Files.setPosixFilePermissions(bwrap, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path tmp = Files.createDirectory(dir.resolve("tmp"));
+            LocalSandboxProvider provider = new LocalSandboxProvider(LocalOptions.defaults()
+                    .withBwrap(bwrap.toString()).withTempDir(tmp));
+            assertThat(provider.unavailableReason()).isEmpty();
+            List<String> before = Jail.leaks();
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> provider.open(dev.sandbox4j.SandboxSpec.defaults()))
+                        .isInstanceOfSatisfying(SandboxException.class, e -> {
+                            assertThat(e.kind()).isEqualTo(ErrorKind.BACKEND_UNAVAILABLE);
+                            assertThat(e.getMessage()).contains("did not start");
+                        });
+                try (var s = Files.list(tmp)) {
+                    assertThat(s.map(p -> p.getFileName().toString())).as("temp dirs after failed open " + i)
+                            .isEmpty();
+                }
+                assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i)
+                        .containsExactlyInAnyOrderElementsOf(before);
+            }
+        } finally {
+            LocalSandbox.deleteTree(dir);
+        }
+    }
+
     @Test
     void permitCount() {
         assertThat(LocalSandbox.commandPermits(256)).isEqualTo(64);
