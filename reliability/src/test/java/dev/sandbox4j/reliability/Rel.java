@@ -217,13 +217,18 @@ final class Rel {
     }
 
     /**
-     * Host mount-table lines that belong to sandbox4j (its temp dirs; the jails' own mounts live in their mount
-     * namespaces). The raw line count also moves with every container other people start on this machine.
+     * Host mount-table lines of this JVM's sandboxes: the local backend's temp dirs, and the Docker volumes whose
+     * owner label names this JVM (the jails' own mounts live in their mount namespaces). Other JVMs' sandboxes on
+     * this machine (other people's builds) mount and unmount at the same time and are not counted.
      */
     static int sandboxMounts() {
+        List<String> mine = new ArrayList<>(List.of("sandbox4j-local-" + PID + "-"));
+        for (String v : dockerObjects("volume", PID)) {
+            mine.add("/volumes/" + v.substring("volume ".length()) + "/");
+        }
         try {
             return (int) Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-                    .filter(l -> l.contains("sandbox4j")).count();
+                    .filter(l -> mine.stream().anyMatch(l::contains)).count();
         } catch (IOException e) {
             return -1;
         }

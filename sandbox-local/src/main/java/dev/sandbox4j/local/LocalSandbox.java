@@ -29,10 +29,8 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
@@ -320,9 +318,15 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
      */
     private static final Set<Path> LEFTOVERS = ConcurrentHashMap.newKeySet();
 
+    private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
+
     static void deleteOrRemember(Path dir) {
         if (dir != null && !deleteTree(dir)) {
             LEFTOVERS.add(dir);
+            if (EXIT_HOOK.compareAndSet(false, true)) {
+                // a JVM that never opens or closes another sandbox still tries once more on its way out
+                Runtime.getRuntime().addShutdownHook(new Thread(LocalSandbox::retryLeftovers, "sandbox4j-local-exit"));
+            }
         }
     }
 
@@ -1007,46 +1011,45 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
     }
 
-    /** Deletes a tree without following links (links are removed, never their targets). */
-    /** Deletes {@code root} and everything under it, never following links; whether nothing is left. */
+    /**
+     * Deletes {@code root} and everything under it, never following links (links are removed, never their targets);
+     * whether nothing is left. Holds one directory descriptor at a time (a directory is listed and closed before its
+     * children are visited), so it still works in a JVM at its descriptor limit, where a failed open cleans up.
+     */
     static boolean deleteTree(Path root) {
-        if (root == null || !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (root == null) {
             return true;
         }
         try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                    try {
-                        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-                    } catch (IOException | RuntimeException ignored) {
-                        // root can delete anyway
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+            deleteRecursively(root);
         } catch (IOException | RuntimeException ignored) {
             // reported by the return value: the caller remembers the directory and retries
         }
         return !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private static void deleteRecursively(Path p) throws IOException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(p, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (java.nio.file.NoSuchFileException gone) {
+            return;
+        }
+        if (a.isDirectory()) {
+            try {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwx------"));
+            } catch (IOException | RuntimeException ignored) {
+                // root can delete anyway
+            }
+            List<Path> children;
+            try (java.util.stream.Stream<Path> s = Files.list(p)) {
+                children = s.collect(Collectors.toList());
+            }
+            for (Path c : children) {
+                deleteRecursively(c);
+            }
+        }
+        Files.deleteIfExists(p);
     }
 
     @Override
