@@ -241,11 +241,7 @@ final class DockerSandbox implements Sandbox {
         return Set.copyOf(langs);
     }
 
-    private static final java.util.concurrent.ExecutorService HELPERS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sandbox4j-docker-open");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
 
     private static <T> T join(java.util.concurrent.CompletableFuture<T> f) {
         try {

@@ -430,12 +430,20 @@ final class Engine implements Closeable {
         }
     }
 
-    private static final java.util.concurrent.ExecutorService UPLOADERS =
-            java.util.concurrent.Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "sandbox4j-docker-upload");
-                t.setDaemon(true);
-                return t;
-            });
+    private static final java.util.concurrent.ExecutorService UPLOADERS = daemonPool("sandbox4j-docker-upload");
+
+    /**
+     * An unbounded pool of daemon threads that end after 5 s idle (a cached pool keeps them 60 s, which after a
+     * burst of 64 sandboxes leaves dozens of idle threads in the application for a minute).
+     */
+    static java.util.concurrent.ExecutorService daemonPool(String name) {
+        return new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS,
+                new java.util.concurrent.SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, name);
+                    t.setDaemon(true);
+                    return t;
+                });
+    }
 
     /** Spools a stream of unknown length to a host temp file so the tar header can carry its size. */
     static Path spool(InputStream content, String what) {
