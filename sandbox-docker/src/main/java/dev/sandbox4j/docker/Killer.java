@@ -35,9 +35,11 @@ final class Killer {
      * TIMEOUT anyway. The documented bound is timeout + 2 s; the rest is slack for the deadline check itself.
      */
     static final long GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
-    /** Kill rounds per task before giving up on a stream that does not end. */
+    /** Kill rounds that found the command (or could not run) before a task gives up on a stream that does not end. */
     static final int ROUNDS = 8;
-    /** How long one request keeps retrying a killer that cannot start (a fork bomb holding every pid, a paused container). */
+    /** How long a task looks for a command whose process never shows up before giving up. */
+    private static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
+    /** How long a request retries a killer that cannot start (a fork bomb holding every pid, a paused container). */
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(3);
     private static final Duration KILLER_TIMEOUT = Duration.ofSeconds(5);
 
@@ -61,6 +63,8 @@ final class Killer {
         final long giveUpAt;
         final CompletableFuture<Boolean> done = new CompletableFuture<>();
         volatile long doneAt;
+        /** Whether the killer found a process carrying one of the markers. */
+        volatile boolean hit;
 
         Request(boolean sweep, List<String> markers) {
             this.sweep = sweep;
@@ -81,15 +85,16 @@ final class Killer {
         final List<String> markers;
         /** True once the stream ended; false when the sandbox closed or the rounds ran out first. */
         final CompletableFuture<Boolean> done = new CompletableFuture<>();
+        private final long started = System.nanoTime();
         private int rounds;
+        private int misses;
         private Request current;
-        private long nextAt;
+        private long nextAt = started;
 
         Task(Engine.Exec exec, boolean sweep, List<String> markers) {
             this.exec = exec;
             this.sweep = sweep;
             this.markers = markers;
-            this.nextAt = System.nanoTime();
         }
 
         /** Waits until the stream ended or {@code untilNanos}; true when it ended (or the sandbox closed). */
@@ -176,10 +181,14 @@ final class Killer {
                         return;
                     }
                 }
-                boolean ok = runKiller(batch);
+                Set<String> found = runKiller(batch);
+                boolean ok = found != null;
                 long now = System.nanoTime();
                 List<Request> retry = new ArrayList<>();
                 for (Request r : batch) {
+                    if (ok) {
+                        r.hit = r.markers.stream().anyMatch(found::contains);
+                    }
                     if (ok || now - r.giveUpAt >= 0) {
                         r.complete(ok);
                     } else {
@@ -233,23 +242,32 @@ final class Killer {
                     continue;
                 }
                 if (t.current != null) {
-                    if (!t.current.done.isDone()) {
+                    Request c = t.current;
+                    if (!c.done.isDone()) {
                         continue;
                     }
-                    // Give the stream time to end after the kill: longer after the first round.
-                    t.nextAt = t.current.doneAt + TimeUnit.MILLISECONDS.toNanos(t.rounds == 1 ? 1000 : 500);
                     t.current = null;
+                    if (c.done.getNow(false) && !c.hit) {
+                        // No process carried the marker: the exec starts asynchronously, late on a busy engine, so
+                        // its process may not exist yet. Look again soon, backing off.
+                        t.misses++;
+                        long backoff = Math.min(1000, 50L << Math.min(t.misses, 5));
+                        t.nextAt = c.doneAt + TimeUnit.MILLISECONDS.toNanos(backoff);
+                    } else {
+                        // Killed (or the killer could not run): give the stream time to end, longer the first time.
+                        t.rounds++;
+                        t.nextAt = c.doneAt + TimeUnit.MILLISECONDS.toNanos(t.rounds == 1 ? 1000 : 500);
+                    }
                 }
                 if (now - t.nextAt >= 0) {
-                    if (t.rounds >= ROUNDS) {
+                    if (t.rounds >= ROUNDS || now - t.started > GIVE_UP_NANOS) {
                         it.remove();
                         LOG.warn("sandbox4j: the processes of a timed-out command in {} were still running after {} "
-                                + "kill rounds", sandbox.id, ROUNDS);
+                                + "kill rounds ({} without finding it)", sandbox.id, t.rounds, t.misses);
                         t.exec.closeStream();
                         t.done.complete(false);
                         continue;
                     }
-                    t.rounds++;
                     t.current = new Request(t.sweep, t.markers);
                     pending.add(t.current);
                 } else {
@@ -269,8 +287,8 @@ final class Killer {
         }
     }
 
-    /** One killer exec for every marker in the batch; true when it exited 0. */
-    private boolean runKiller(List<Request> batch) {
+    /** One killer exec for every marker in the batch; the markers it found on a process, or null when it failed. */
+    private Set<String> runKiller(List<Request> batch) {
         Set<String> markers = new LinkedHashSet<>();
         boolean sweep = false;
         for (Request r : batch) {
@@ -285,7 +303,13 @@ final class Killer {
             Engine.Ran r = sandbox.engine.run(sandbox.containerId, cmd, sandbox.user,
                     List.of(WorkspaceScripts.MARKER + "=killer"), null, 1 << 16, KILLER_TIMEOUT);
             if (r.exitCode() == 0) {
-                return true;
+                Set<String> found = new java.util.HashSet<>();
+                for (String line : r.out().split("\n")) {
+                    if (!line.isBlank()) {
+                        found.add(line.strip());
+                    }
+                }
+                return found;
             }
             LOG.debug("sandbox4j: the killer in {} exited {}: {}", sandbox.id, r.exitCode(),
                     new String(r.stderr(), StandardCharsets.UTF_8));
@@ -299,7 +323,7 @@ final class Killer {
         } catch (RuntimeException e) {
             LOG.debug("sandbox4j: the killer in {} failed: {}", sandbox.id, e.toString());
         }
-        return false;
+        return null;
     }
 
     /** Stops every kill in progress (the container is about to be removed, which ends every process). */

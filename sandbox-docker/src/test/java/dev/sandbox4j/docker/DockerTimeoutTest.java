@@ -51,6 +51,52 @@ class DockerTimeoutTest {
     }
 
     @Test
+    void timeoutBeforeTheProcessStarted_theLateProcessIsKilledToo() throws Exception {
+        // With a 1 ms timeout the first kill usually runs before the exec's process exists (it starts asynchronously):
+        // the kill must look again until the process is found and its stream ends.
+        Duration tiny = Duration.ofMillis(1);
+        try (Sandbox s = DockerTestSupport.open()) {
+            DockerSandbox d = (DockerSandbox) s;
+            int execsBefore = d.killer.execs.get();
+            for (int i = 0; i < 5; i++) {
+                long t0 = System.nanoTime();
+                ExecResult r = s.shell().run(ExecRequest.shell("sleep 35").withTimeout(tiny));
+                long took = System.nanoTime() - t0;
+                assertThat(r.status()).isEqualTo(ExecStatus.TIMEOUT);
+                assertThat(took).as("time to return (ns)").isLessThan(tiny.plus(BOUND).toNanos());
+                System.out.printf("1 ms timeout: back after %d ms: %s%n", took / 1_000_000, r.detail());
+            }
+            assertNoneLeft(s, "^sleep 35");
+            System.out.printf("1 ms timeouts: %d killer execs for 5 commands%n", d.killer.execs.get() - execsBefore);
+        }
+    }
+
+    @Test
+    void killerReportsWhichMarkersItFound() throws Exception {
+        // A marker the killer did not find tells the kill to look again soon: the process has not started yet.
+        try (Sandbox s = DockerTestSupport.open()) {
+            DockerSandbox d = (DockerSandbox) s;
+            Engine.Exec victim = d.engine.exec(d.containerId, List.of("sleep", "37"), d.user,
+                    List.of(WorkspaceScripts.MARKER + "=xvictim"), (err, bytes) -> { });
+            try {
+                for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !top(d).contains("sleep 37"); ) {
+                    assertThat(System.nanoTime()).as("sleep 37 started").isLessThan(end);
+                    Thread.sleep(20);
+                }
+                Engine.Ran r = d.engine.run(d.containerId, List.of("/bin/bash", "-c", WorkspaceScripts.KILLER, "k", "0",
+                                "xabsent", "xvictim"), d.user, List.of(WorkspaceScripts.MARKER + "=killer"), null, 4096,
+                        Duration.ofSeconds(30));
+                assertThat(r.exitCode()).isZero();
+                assertThat(r.out()).isEqualTo("xvictim\n");
+                assertThat(victim.awaitStream(30_000)).as("the victim's stream ended").isTrue();
+            } finally {
+                victim.closeStream();
+            }
+            assertNoneLeft(s, "^sleep 37");
+        }
+    }
+
+    @Test
     void background_timeoutReturnsInBoundWhileTheEngineCannotKill_andTheKillFinishesLater() throws Exception {
         try (Sandbox s = DockerTestSupport.open()) {
             DockerSandbox d = (DockerSandbox) s;
@@ -100,6 +146,7 @@ class DockerTimeoutTest {
             DockerSandbox d = (DockerSandbox) s;
             int execsBefore = d.killer.execs.get();
             java.util.concurrent.atomic.AtomicLong maxNanos = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicInteger unconfirmed = new java.util.concurrent.atomic.AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(n);
             try {
                 CountDownLatch go = new CountDownLatch(1);
@@ -114,6 +161,9 @@ class DockerTimeoutTest {
                             return "status " + r.status() + " " + r.exitCode() + " " + r.stderr();
                         }
                         maxNanos.accumulateAndGet(took, Math::max);
+                        if (r.detail().contains("still in progress")) {
+                            unconfirmed.incrementAndGet();
+                        }
                         if (took >= timeout.plus(BOUND).toNanos()) {
                             return "returned after " + took / 1_000_000 + " ms: " + r.detail();
                         }
@@ -135,8 +185,9 @@ class DockerTimeoutTest {
             long none = System.nanoTime();
             assertNoneLeft(s, "^sleep 10\\.3");
             int execs = d.killer.execs.get() - execsBefore;
-            System.out.printf("storm: %d timeouts, slowest return %d ms, none left after %d ms more, %d killer execs%n",
-                    n, maxNanos.get() / 1_000_000, (System.nanoTime() - none) / 1_000_000, execs);
+            System.out.printf("storm: %d timeouts, slowest return %d ms, %d still killing on return, none left after %d ms"
+                    + " more, %d killer execs%n", n, maxNanos.get() / 1_000_000, unconfirmed.get(),
+                    (System.nanoTime() - none) / 1_000_000, execs);
             assertThat(execs).as("killer execs for " + n + " timeouts").isLessThan(n);
         }
     }
