@@ -62,12 +62,15 @@ final class DockerExecHandle implements ExecHandle {
         Integer exit = null;
         ExecStatus status = ExecStatus.COMPLETED;
         String detail = "";
+        boolean timedOut = false;
         try {
             exit = exec.await(deadline);
             if (exit == null) {
+                timedOut = true;
                 forced = ExecStatus.TIMEOUT;
-                forcedDetail = "timed out after " + DockerShell.human(timeout) + "; the command's process tree was killed";
-                sandbox.killUntilEnded(exec, true, marker, marker + ".stdin");
+                // Closes the stream itself once the kill is confirmed, or leaves it to the background kill.
+                forcedDetail = "timed out after " + DockerShell.human(timeout) + "; "
+                        + sandbox.killTimedOut(exec, deadline, marker, marker + ".stdin");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -77,7 +80,9 @@ final class DockerExecHandle implements ExecHandle {
                 forcedDetail = sandbox.closed() ? "the sandbox was closed" : "lost the command: " + e.getMessage();
             }
         }
-        exec.closeStream();
+        if (!timedOut) {
+            exec.closeStream();
+        }
         int code = exit == null ? -1 : exit;
         if (forced != null) {
             status = forced;
@@ -90,6 +95,18 @@ final class DockerExecHandle implements ExecHandle {
             }
         }
         stdinClosed = true;
+        if (timedOut) {
+            // The caller's bound (timeout + grace) holds only if the cleanup execs come after the result.
+            complete(status, code, detail);
+            cleanUp();
+        } else {
+            cleanUp();
+            complete(status, code, detail);
+        }
+    }
+
+    /** Ends the stdin holder and removes the FIFO. */
+    private void cleanUp() {
         if (!sandbox.closed()) {
             try {
                 sandbox.kill(false, marker + ".stdin");
@@ -98,6 +115,9 @@ final class DockerExecHandle implements ExecHandle {
                 // the sandbox is going away
             }
         }
+    }
+
+    private void complete(ExecStatus status, int code, String detail) {
         out.finish();
         err.finish();
         sandbox.handles.remove(this);

@@ -71,6 +71,8 @@ final class DockerSandbox implements Sandbox {
     private final AtomicBoolean closed = new AtomicBoolean();
     final Set<DockerExecHandle> handles = ConcurrentHashMap.newKeySet();
     final AtomicLong oomKills = new AtomicLong();
+    /** Kills process trees, one exec for all commands that need it at the same moment. */
+    final Killer killer = new Killer(this);
     private Set<Language> languages = Set.of();
     private SandboxInfo info;
     private ScheduledFuture<?> expiry;
@@ -353,57 +355,38 @@ final class DockerSandbox implements Sandbox {
                 INTERNAL_TIMEOUT);
     }
 
-    /** Kills every process carrying one of the markers (and unmarked strays when sweep). Best effort. */
+    /**
+     * Kills every process carrying one of the markers (and unmarked strays when sweep). Best effort: waits for one
+     * killer exec that started after this call, sharing it with concurrent kills in this sandbox; the wait covers the
+     * killer's own retries (a fork bomb may hold every pid for a moment).
+     */
     void kill(boolean sweep, String... markers) {
-        List<String> cmd = new ArrayList<>(List.of("/bin/bash", "-c", WorkspaceScripts.KILLER, "sandbox4j-kill",
-                sweep ? "1" : "0"));
-        cmd.addAll(List.of(markers));
-        // A fork bomb may hold every pid for a moment: retry until the killer itself could start.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        RuntimeException last = null;
-        while (System.nanoTime() < deadline && !closed.get()) {
-            try {
-                Engine.Ran r = engine.run(containerId, cmd, user, List.of(WorkspaceScripts.MARKER + "=killer"), null,
-                        1 << 16, Duration.ofSeconds(5));
-                if (r.exitCode() == 0) {
-                    return;
-                }
-                last = new IllegalStateException("killer exit " + r.exitCode() + ": "
-                        + new String(r.stderr(), StandardCharsets.UTF_8));
-            } catch (RuntimeException e) {
-                last = e;
-                if (e instanceof SandboxException se && se.kind() == ErrorKind.INTERRUPTED) {
-                    Thread.interrupted();
-                }
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        if (last != null) {
-            LOG.warn("sandbox4j: killing processes in {} failed: {}", id, last.toString());
+        if (!killer.kill(sweep, Duration.ofSeconds(10), markers) && !closed.get()
+                && !Thread.currentThread().isInterrupted()) {
+            LOG.warn("sandbox4j: killing processes in {} was not confirmed", id);
         }
     }
 
     /**
-     * Kills the command's processes, then verifies they are gone by waiting for the command's output stream to end
-     * (which it does once every process holding it exited); repeats the kill while it does not. The exec starts
-     * asynchronously, so under load its process may appear only after a first kill found nothing.
+     * Kills a timed-out command's processes and waits for that to be confirmed (its output stream ended) until the
+     * deadline plus {@link Killer#GRACE_NANOS}, so the caller gets TIMEOUT in bounded time however slow the engine is.
+     * When the kill is not confirmed by then it goes on in the background and the returned detail says so. Returns
+     * the second half of the TIMEOUT detail.
      */
-    void killUntilEnded(Engine.Exec exec, boolean sweep, String... markers) throws InterruptedException {
-        for (int round = 0; round < 8 && !closed.get(); round++) {
-            kill(sweep, markers);
-            try {
-                if (exec.awaitStream(round == 0 ? 1000 : 500)) {
-                    return;
-                }
-            } catch (SandboxException e) {
-                return; // the stream failed: nothing more to read from it
-            }
+    String killTimedOut(Engine.Exec exec, long deadline, String... markers) {
+        Killer.Task kill = killer.killUntilEnded(exec, true, markers);
+        boolean ended;
+        try {
+            ended = kill.awaitEnd(deadline + Killer.GRACE_NANOS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ended = kill.done.getNow(false);
         }
+        if (ended) {
+            exec.closeStream();
+            return "the command's process tree was killed";
+        }
+        return "killing the process tree is still in progress";
     }
 
     /**
@@ -516,6 +499,8 @@ final class DockerSandbox implements Sandbox {
         if (expiry != null) {
             expiry.cancel(false);
         }
+        // Kills still running in the background stop here: removing the container ends every process anyway.
+        killer.close();
         for (DockerExecHandle h : handles) {
             h.onSandboxClosed();
         }
@@ -525,6 +510,7 @@ final class DockerSandbox implements Sandbox {
         engine.removeVolumeQuietly(workspaceVolume);
         engine.removeVolumeQuietly(runVolume);
         engine.close();
+        killer.awaitClosed(2000);
     }
 
     static InputStream bytes(byte[] b) {

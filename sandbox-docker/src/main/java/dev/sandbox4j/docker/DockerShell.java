@@ -92,16 +92,15 @@ final class DockerShell implements Shell {
         try {
             exit = exec.await(deadline);
         } catch (InterruptedException e) {
-            sandbox.kill(true, marker);
+            // Kill as for a timeout; the interrupted caller waits for the kill at most the same grace.
+            Killer.Task kill = sandbox.killer.killUntilEnded(exec, true, marker);
             try {
-                // An interrupt right after the start may beat the process: check once more, then kill again.
-                if (!exec.ended.await(300, TimeUnit.MILLISECONDS)) {
-                    sandbox.kill(true, marker);
+                if (kill.awaitEnd(System.nanoTime() + Killer.GRACE_NANOS)) {
+                    exec.closeStream();
                 }
             } catch (InterruptedException again) {
-                sandbox.kill(true, marker);
+                // stop waiting; the kill goes on in the background
             }
-            exec.closeStream();
             Thread.currentThread().interrupt();
             throw DockerErrors.interrupted("command '" + request.displayCommand() + "'");
         } catch (SandboxException e) {
@@ -112,17 +111,9 @@ final class DockerShell implements Shell {
         String detail = "";
         int code;
         if (exit == null) {
-            try {
-                sandbox.killUntilEnded(exec, true, marker);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (SandboxException ignored) {
-                // output so far is kept
-            }
-            exec.closeStream();
             status = ExecStatus.TIMEOUT;
             code = -1;
-            detail = "timed out after " + human(timeout) + "; the command's process tree was killed";
+            detail = "timed out after " + human(timeout) + "; " + sandbox.killTimedOut(exec, deadline, marker);
         } else {
             code = exit;
             if (code == 126) {

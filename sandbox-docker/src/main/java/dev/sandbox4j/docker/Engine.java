@@ -131,6 +131,8 @@ final class Engine implements Closeable {
         /** When the process was seen to have exited (0 until then). */
         volatile long exitSeen;
         final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        /** Completes with {@link #ended}, for callers that wait for the end without holding a thread. */
+        final CompletableFuture<Void> end = new CompletableFuture<>();
         volatile Throwable error;
         volatile boolean closedByUs;
 
@@ -267,6 +269,7 @@ final class Engine implements Closeable {
                 if (self[0] != null) {
                     self[0].error = throwable;
                     self[0].ended.countDown();
+                    self[0].end.complete(null);
                 }
                 super.onError(throwable);
             }
@@ -275,6 +278,7 @@ final class Engine implements Closeable {
             public void onComplete() {
                 if (self[0] != null) {
                     self[0].ended.countDown();
+                    self[0].end.complete(null);
                 }
                 super.onComplete();
             }

@@ -52,10 +52,13 @@ final class WorkspaceScripts {
     /**
      * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose
      * environment carries one of the given markers ($2...), and with $1 = 1 also every process that carries no marker
-     * at all (strays that cleared their environment). Zombies are skipped (PID 1 reaps them). Stops them first so they cannot fork while being killed.
+     * at all (strays that cleared their environment). Zombies are skipped (PID 1 reaps them). Stops them first so they
+     * cannot fork while being killed. Prints each given marker it found on a process, one a line: a marker not found
+     * means its command's process has not started yet (or already ended).
      */
     static final String KILLER = """
             sweep=$1; shift; me=$$
+            declare -A found
             for round in 1 2 3 4 5 6 7 8 9 10; do
               pids=()
               for d in /proc/[0-9]*; do
@@ -70,13 +73,15 @@ final class WorkspaceScripts {
                 done 2>/dev/null < "$d/environ" || true
                 hit=0
                 for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
+                (( hit )) && found[$m]=1
                 if [[ $sweep == 1 && -z $m ]]; then hit=1; fi
                 (( hit )) && pids+=("$p")
               done
-              (( ${#pids[@]} )) || exit 0
+              (( ${#pids[@]} )) || break
               kill -STOP "${pids[@]}" 2>/dev/null
               kill -KILL "${pids[@]}" 2>/dev/null
             done
+            (( ${#found[@]} )) && printf '%s\\n' "${!found[@]}"
             exit 0
             """;
 
