@@ -470,7 +470,7 @@ final class Engine implements Closeable {
     // ---------------------------------------------------------------------------------------------- janitor
 
     /** Minimum time between two janitor runs against the same engine in one JVM. */
-    static final Duration JANITOR_INTERVAL = Duration.ofSeconds(60);
+    static final Duration JANITOR_INTERVAL = Duration.ofSeconds(2);
     private static final Map<String, Long> JANITOR_LAST = new java.util.concurrent.ConcurrentHashMap<>();
     private static final java.util.concurrent.ExecutorService JANITORS =
             java.util.concurrent.Executors.newSingleThreadExecutor(r -> {

@@ -13,18 +13,19 @@ import java.util.stream.Stream;
 /**
  * Reaps what sandboxes of dead JVMs (kill -9) left behind: their cgroups ({@code <controller>/sandbox4j/sbx-<pid>-*})
  * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl}-*}), when the owner pid is not a live process. Runs on
- * open, at most once per JVM per minute.
+ * open, at most once per JVM every 2 s (a run is five directory listings), so what a crashed JVM left goes at the
+ * next open.
  */
 final class Janitor {
     private static final Pattern CGROUP = Pattern.compile("sbx-(\\d+)-.*");
     private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl)-.*");
-    private static final long INTERVAL_NANOS = 60_000_000_000L;
+    private static final long INTERVAL_NANOS = 2_000_000_000L;
     private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
 
     private Janitor() {
     }
 
-    /** Reaps if the last run was more than a minute ago (never throws). */
+    /** Reaps if the last run was more than 2 s ago (never throws). */
     static void maybeReap(Path tempDir) {
         long now = System.nanoTime();
         long last = LAST.get();
