@@ -16,7 +16,9 @@ import java.util.List;
  *
  * <p><b>Failures change nothing.</b> Writes are atomic (a temporary file renamed over the target), so a failed write
  * leaves the old file whole; {@link #edit} applies all its edits or none. Every failure is a
- * {@link SandboxException} with a stable {@link ErrorKind}.
+ * {@link SandboxException} with a stable {@link ErrorKind}; a malformed argument that is not a path (a glob, a
+ * regular expression, a negative range or depth, empty text to replace, no edits) is
+ * {@link ErrorKind#INVALID_ARGUMENT}, checked before anything is read.
  *
  * <p><b>Sizes.</b> Whole-file reads are capped at {@link #MAX_READ_BYTES} ({@link ErrorKind#TOO_LARGE} beyond);
  * {@link #readTo} and {@link #write(String, InputStream)} stream files of any size.
