@@ -191,7 +191,7 @@ final class DockerShell implements Shell {
         String fifo = WorkspaceScripts.RUN_DIR + "/fifo-" + marker;
         sandbox.ensureRunDir();
         Engine.Ran check = sandbox.engine.run(sandbox.containerId, List.of("/bin/sh", "-c",
-                        WorkspaceScripts.CWD_CHECK, "sandbox4j", cwd, relCwd(request)), sandbox.user,
+                        WorkspaceScripts.BG_CHECK, "sandbox4j", cwd, relCwd(request), fifo), sandbox.user,
                 List.of(WorkspaceScripts.MARKER + "=" + marker + ".check"), null, 1 << 16, DockerSandbox.INTERNAL_TIMEOUT);
         if (check.exitCode() != 0) {
             SandboxException e = cwdError(check.exitCode(), new String(check.stderr(), java.nio.charset.StandardCharsets.UTF_8),

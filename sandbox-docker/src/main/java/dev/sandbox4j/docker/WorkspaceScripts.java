@@ -39,15 +39,21 @@ final class WorkspaceScripts {
     /** Runs a background command whose stdin is a FIFO: $1 cwd, $2 its relative form, $3 fifo path, then argv. */
     static final String BG_WRAP = CWD + """
             f=$3; shift 3
-            mkfifo -m 600 -- "$f" || exit 125
+            [ -p "$f" ] || mkfifo -m 600 -- "$f" || exit 125
             ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
               exec 3<>"$f" >/dev/null 2>&1 </dev/null; exec sleep 2147483647 ) &
             exec 0<"$f"
             exec "$@"
             """;
 
-    /** Only checks the working directory (for background commands, before they start). */
-    static final String CWD_CHECK = CWD;
+    /**
+     * Before a background command starts: checks the working directory and creates its stdin FIFO ($3). The command's
+     * exec starts asynchronously, so a FIFO made only by {@link #BG_WRAP} might not exist yet when the caller's first
+     * {@code writeStdin} comes; made here, it does, and the write waits in the pipe for the command.
+     */
+    static final String BG_CHECK = CWD + """
+            mkfifo -m 600 -- "$3" || exit 125
+            """;
 
     /**
      * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose

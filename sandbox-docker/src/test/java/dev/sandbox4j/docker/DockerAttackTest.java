@@ -312,6 +312,27 @@ class DockerAttackTest {
         assertThat(sh("ps -eo args | grep -c '[s]leep 30[89]'").stdout().trim()).isEqualTo("0");
     }
 
+    /**
+     * The command's exec starts asynchronously: stdin written right after {@code start()} must reach it (the FIFO
+     * is made before start() returns; a CI run under load once got CLOSED here when the wrapper still made it).
+     * Busy loops in the sandbox slow the exec's start, as load does.
+     */
+    @Test
+    void lifetime_writeStdinRightAfterStart_alwaysArrives() {
+        ExecHandle burn = s.shell().start(ExecRequest.shell("for i in 1 2 3 4; do (while :; do :; done) & done; wait"));
+        try {
+            for (int i = 0; i < 20; i++) {
+                ExecHandle h = s.shell().start(ExecRequest.argv("cat"));
+                h.writeStdin("line " + i + "\n");
+                h.closeStdin();
+                ExecResult r = h.await(Duration.ofSeconds(20)).orElseThrow();
+                assertThat(r.stdout()).as("round " + i).isEqualTo("line " + i + "\n");
+            }
+        } finally {
+            burn.kill();
+        }
+    }
+
     // ------------------------------------------------------------------ env-injection
 
     @Test
