@@ -5,6 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -12,31 +16,41 @@ import java.util.stream.Stream;
 
 /**
  * Reaps what sandboxes of dead JVMs (kill -9) left behind: their cgroups ({@code <controller>/sandbox4j/sbx-<pid>-*})
- * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl}-*}), when the owner pid is not a live process. Runs on
- * open, at most once per JVM every 2 s (a run is five directory listings), so what a crashed JVM left goes at the
- * next open.
+ * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl}-*}), when the owner pid is not a live process.
+ * Started by open, at most once per JVM every 2 s, so what a crashed JVM left goes at the next open; it runs on a
+ * background thread, like Docker's, because a run lists the temp dir and may wait up to 2 s for a dead group to
+ * empty, which the open path should not.
  */
 final class Janitor {
     private static final Pattern CGROUP = Pattern.compile("sbx-(\\d+)-.*");
     private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl)-.*");
     private static final long INTERVAL_NANOS = 2_000_000_000L;
     private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
+    /** One daemon thread, gone after 5 s idle; runs never overlap (the interval gate admits one at a time). */
+    private static final ExecutorService RUNNER = new ThreadPoolExecutor(0, 1, 5, TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "sandbox4j-local-janitor");
+                t.setDaemon(true);
+                return t;
+            });
 
     private Janitor() {
     }
 
-    /** Reaps if the last run was more than 2 s ago (never throws). */
+    /** Starts a reap in the background if the last one started more than 2 s ago (never throws). */
     static void maybeReap(Path tempDir) {
         long now = System.nanoTime();
         long last = LAST.get();
         if (now - last < INTERVAL_NANOS || !LAST.compareAndSet(last, now)) {
             return;
         }
-        try {
-            reap(tempDir);
-        } catch (RuntimeException ignored) {
-            // best effort
-        }
+        RUNNER.execute(() -> {
+            try {
+                reap(tempDir);
+            } catch (RuntimeException ignored) {
+                // best effort
+            }
+        });
     }
 
     /** Reaps now; returns how many groups and dirs were removed. */
