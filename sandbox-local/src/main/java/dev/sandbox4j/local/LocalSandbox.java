@@ -710,16 +710,6 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         Map<String, String> merged = new LinkedHashMap<>(spec.env());
         merged.putAll(request.env());
         merged.forEach((k, v) -> env.add(k + "=" + v));
-        for (String s : request.argv()) {
-            if (s.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("command arguments must not contain NUL characters");
-            }
-        }
-        for (String s : env) {
-            if (s.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("environment values must not contain NUL characters");
-            }
-        }
         String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
         cgroups.pruneCommandGroups(commands::containsKey);
