@@ -36,10 +36,13 @@ final class WorkspaceScripts {
             exec "$@"
             """;
 
-    /** Runs a background command whose stdin is a FIFO: $1 cwd, $2 its relative form, $3 fifo path, then argv. */
+    /**
+     * Runs a background command whose stdin is a FIFO: $1 cwd, $2 its relative form, $3 the FIFO {@link #BG_CHECK}
+     * made, then argv.
+     */
     static final String BG_WRAP = CWD + """
             f=$3; shift 3
-            [ -p "$f" ] || mkfifo -m 600 -- "$f" || exit 125
+            [ -p "$f" ] || exit 125
             ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
               exec 3<>"$f" >/dev/null 2>&1 </dev/null; exec sleep 2147483647 ) &
             exec 0<"$f"
