@@ -32,6 +32,7 @@ public final class SandboxSpec {
     private final Map<String, String> env;
     private final NetworkPolicy network;
     private final ResourceLimits limits;
+    private final boolean bestEffortLimits;
     private final Map<String, byte[]> files;
 
     private SandboxSpec(Builder b) {
@@ -41,6 +42,7 @@ public final class SandboxSpec {
         this.env = Map.copyOf(b.env);
         this.network = b.network;
         this.limits = b.limits;
+        this.bestEffortLimits = b.bestEffortLimits;
         Map<String, byte[]> copy = new LinkedHashMap<>();
         b.files.forEach((k, v) -> copy.put(k, v.clone()));
         this.files = Collections.unmodifiableMap(copy);
@@ -63,6 +65,7 @@ public final class SandboxSpec {
         b.env.putAll(env);
         b.network = network;
         b.limits = limits;
+        b.bestEffortLimits = bestEffortLimits;
         files.forEach((k, v) -> b.files.put(k, v.clone()));
         return b;
     }
@@ -95,6 +98,16 @@ public final class SandboxSpec {
         return limits;
     }
 
+    /**
+     * Whether {@code open} may go ahead when the host cannot enforce some of the {@link #limits()} asked for. False by
+     * default: a sandbox whose memory, process or CPU limit would silently not hold is refused with
+     * {@link ErrorKind#UNSUPPORTED}, naming the limit and what to change. When true, the sandbox opens with what the
+     * host can enforce, and {@link SandboxInfo#limits()} reports exactly that (0 for a limit that does not hold).
+     */
+    public boolean bestEffortLimits() {
+        return bestEffortLimits;
+    }
+
     /** Files written to the workspace when the sandbox opens, by workspace-relative path. */
     public Map<String, byte[]> files() {
         Map<String, byte[]> copy = new LinkedHashMap<>();
@@ -110,6 +123,7 @@ public final class SandboxSpec {
         private final Map<String, String> env = new LinkedHashMap<>();
         private NetworkPolicy network = NetworkPolicy.NONE;
         private ResourceLimits limits = ResourceLimits.DEFAULTS;
+        private boolean bestEffortLimits;
         private final Map<String, byte[]> files = new LinkedHashMap<>();
 
         private Builder() {
@@ -153,6 +167,12 @@ public final class SandboxSpec {
             return this;
         }
 
+        /** See {@link SandboxSpec#bestEffortLimits()}: accept whatever limits the host can enforce. */
+        public Builder bestEffortLimits(boolean bestEffort) {
+            this.bestEffortLimits = bestEffort;
+            return this;
+        }
+
         public Builder file(String path, String text) {
             return file(path, text.getBytes(StandardCharsets.UTF_8));
         }
@@ -177,7 +197,8 @@ public final class SandboxSpec {
     @Override
     public String toString() {
         return "SandboxSpec[commandTimeout=" + commandTimeout + ", lifetime=" + lifetime + ", outputLimit="
-                + outputLimit + ", env=" + env.keySet() + ", network=" + network + ", limits=" + limits + ", files="
+                + outputLimit + ", env=" + env.keySet() + ", network=" + network + ", limits=" + limits
+                + (bestEffortLimits ? " (best effort)" : "") + ", files="
                 + files.keySet() + "]";
     }
 }

@@ -63,6 +63,8 @@ final class Command implements ExecHandle {
         if (result != null) {
             return result;
         }
+        // what the command left running ends with it (a server that should outlive its command is start()ed)
+        sandbox.endLeftovers(this);
         out.finish();
         err.finish();
         int code = exit.getNow(-1);
@@ -81,14 +83,10 @@ final class Command implements ExecHandle {
             detail = "memory limit exceeded (" + sandbox.info().limits().memoryBytes() + " bytes): killed by the "
                     + "out-of-memory killer";
         } else if (deniedAfter > pidsDeniedBefore && pidsDeniedBefore >= 0) {
-            // a fork bomb: end whatever it left behind so the sandbox keeps working
-            sandbox.killTree(this, true);
-            if (status == ExecStatus.COMPLETED) {
-                status = ExecStatus.KILLED;
-            }
+            // the command saw fork/clone fail with EAGAIN and handled it as it chose; say so, do not kill it
             detail = (detail.isEmpty() ? "" : detail + "; ") + "process limit reached ("
                     + sandbox.info().limits().maxProcesses() + " processes, " + (deniedAfter - pidsDeniedBefore)
-                    + " forks refused); the command's remaining processes were killed";
+                    + " forks refused)";
         }
         if (failure != null) {
             ExecResult r = new ExecResult(ExecStatus.COMPLETED, 127, "", "sandbox4j: cannot start command: "

@@ -40,6 +40,12 @@ final class JailAgent {
     static final byte READY = 15;
 
     static final String MARKER = "SANDBOX4J_CMD";
+    /**
+     * System property "prlimit,nproc,dataBytes": on hosts without a pids or memory cgroup each command starts under
+     * prlimit with RLIMIT_NPROC = nproc + the agent's own threads (the count is per user namespace: this jail's) and,
+     * when dataBytes &gt; 0, RLIMIT_DATA = dataBytes. Soft = hard, so the command cannot raise them.
+     */
+    static final String RLIMITS = "sandbox4j.rlimits";
     /** Gate: the command waits for one line on stdin before exec, so the host can move it into cgroups first. */
     static final String GATE = "IFS= read -r _g || exit 125; exec \"$@\"";
 
@@ -231,7 +237,7 @@ final class JailAgent {
             List<String> argv = decodeStrings(d);
             List<String> env = decodeStrings(d);
             String cwd = decodeStrings(d).get(0);
-            List<String> cmd = new ArrayList<>();
+            List<String> cmd = new ArrayList<>(rlimitPrefix());
             cmd.add("/bin/sh");
             cmd.add("-c");
             cmd.add(GATE);
@@ -261,6 +267,40 @@ final class JailAgent {
         } catch (IOException | RuntimeException e) {
             send(FAILED, id, String.valueOf(e.getMessage()).getBytes(StandardCharsets.UTF_8));
         }
+    }
+
+    private static List<String> rlimitPrefix() {
+        String spec = System.getProperty(RLIMITS);
+        if (spec == null) {
+            return List.of();
+        }
+        String[] parts = spec.split(",");
+        List<String> prefix = new ArrayList<>(List.of(parts[0]));
+        long nproc = Long.parseLong(parts[1]);
+        long data = Long.parseLong(parts[2]);
+        if (nproc > 0) {
+            // the jail's tasks of this uid are the agent's threads, bwrap's init and the commands
+            long limit = nproc + ownThreads() + 1;
+            prefix.add("--nproc=" + limit + ":" + limit);
+        }
+        if (data > 0) {
+            prefix.add("--data=" + data + ":" + data);
+        }
+        prefix.add("--");
+        return prefix;
+    }
+
+    private static long ownThreads() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Threads:")) {
+                    return Long.parseLong(line.substring(8).trim());
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // fall through
+        }
+        return Thread.activeCount() + 16;
     }
 
     private void pump(int id, Proc p, InputStream in, byte type) {

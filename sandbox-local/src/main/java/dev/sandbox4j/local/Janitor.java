@@ -56,20 +56,9 @@ final class Janitor {
     /** Reaps now; returns how many groups and dirs were removed. */
     static int reap(Path tempDir) {
         int n = 0;
-        // freezer first: kill what is left in it, so the other controllers' groups become empty
-        for (String c : List.of("freezer", "memory", "pids", "cpu")) {
-            Path parent = Cgroups.ROOT.resolve(c).resolve(Cgroups.PARENT);
-            for (Path g : list(parent)) {
-                if (deadOwner(CGROUP.matcher(g.getFileName().toString()))
-                        && Files.isDirectory(g, LinkOption.NOFOLLOW_LINKS)) {
-                    if (c.equals("freezer")) {
-                        Cgroups.killAll(g);
-                    }
-                    if (Cgroups.removeTreeRetrying(g, 2_000)) {
-                        n++;
-                    }
-                }
-            }
+        CgroupSetting cg = CgroupSetting.current();
+        if (cg != null) {
+            n += cg.reap(name -> deadOwner(CGROUP.matcher(name)));
         }
         if (tempDir != null) {
             for (Path d : list(tempDir)) {

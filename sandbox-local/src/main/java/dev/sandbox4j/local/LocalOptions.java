@@ -8,26 +8,28 @@ public final class LocalOptions {
     private final String bwrap;
     private final Path tempDir;
     private final int uidBase;
+    private final Path cgroupParent;
 
-    private LocalOptions(String bwrap, Path tempDir, int uidBase) {
+    private LocalOptions(String bwrap, Path tempDir, int uidBase, Path cgroupParent) {
         this.bwrap = bwrap;
         this.tempDir = tempDir;
         this.uidBase = uidBase;
+        this.cgroupParent = cgroupParent;
     }
 
     /** bwrap from PATH, temp directories under {@code java.io.tmpdir}, jail uids from 200000 when the JVM is root. */
     public static LocalOptions defaults() {
-        return new LocalOptions(null, Path.of(System.getProperty("java.io.tmpdir")), 200_000);
+        return new LocalOptions(null, Path.of(System.getProperty("java.io.tmpdir")), 200_000, null);
     }
 
     /** The bwrap executable to use instead of the one found on PATH. */
     public LocalOptions withBwrap(String path) {
-        return new LocalOptions(Objects.requireNonNull(path, "path"), tempDir, uidBase);
+        return new LocalOptions(Objects.requireNonNull(path, "path"), tempDir, uidBase, cgroupParent);
     }
 
     /** Where workspaces and control directories are created (must be on a local, POSIX file system). */
     public LocalOptions withTempDir(Path dir) {
-        return new LocalOptions(bwrap, Objects.requireNonNull(dir, "dir"), uidBase);
+        return new LocalOptions(bwrap, Objects.requireNonNull(dir, "dir"), uidBase, cgroupParent);
     }
 
     /**
@@ -38,7 +40,16 @@ public final class LocalOptions {
         if (base < 1000) {
             throw new IllegalArgumentException("uid base (" + base + ") must be at least 1000");
         }
-        return new LocalOptions(bwrap, tempDir, base);
+        return new LocalOptions(bwrap, tempDir, base, cgroupParent);
+    }
+
+    /**
+     * On cgroup v2, the group under which sandboxes' groups are made (absolute, or relative to /sys/fs/cgroup), for
+     * example one a service manager delegated; it must be writable and delegate memory, pids and cpu. By default
+     * sandbox4j uses {@code /sys/fs/cgroup/sandbox4j} as root, else the JVM's own delegated cgroup.
+     */
+    public LocalOptions withCgroupParent(Path parent) {
+        return new LocalOptions(bwrap, tempDir, uidBase, Objects.requireNonNull(parent, "parent"));
     }
 
     public String bwrap() {
@@ -51,5 +62,10 @@ public final class LocalOptions {
 
     public int uidBase() {
         return uidBase;
+    }
+
+    /** The configured cgroup v2 parent, or null for the default. */
+    public Path cgroupParent() {
+        return cgroupParent;
     }
 }

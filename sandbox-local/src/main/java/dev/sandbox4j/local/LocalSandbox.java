@@ -162,13 +162,16 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend runs without network; network "
                     + spec.network() + " is not supported (a mediated proxy is not implemented)");
         }
+        CgroupSetting setting = CgroupSetting.get(options);
+        Limits can = Limits.of(host, setting);
+        // fails closed before anything is made: a limit asked for that cannot hold here is refused
+        ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
         int gid = root ? uid : Host.currentGid();
-        ResourceLimits want = spec.limits();
         Path ctl = null;
         Path ws = null;
         Cgroups cg = null;
@@ -204,11 +207,21 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 }
             }
 
-            cg = root ? Cgroups.create(id, want.memoryBytes(), want.maxProcesses(), want.cpus())
-                    : Cgroups.create(id, 0, 0, 0);
-            long maxFile = host.prlimit != null ? want.maxFileBytes() : 0;
-            ResourceLimits inForce = new ResourceLimits(cg.memory ? want.memoryBytes() : 0,
-                    cg.pids ? want.maxProcesses() : 0, cg.cpu ? want.cpus() : 0, maxFile, want.tmpBytes());
+            cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
+                    granted.cpus());
+            long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
+            boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
+            ResourceLimits inForce = new ResourceLimits(cg.memory ? granted.memoryBytes() : 0,
+                    cg.pids || nproc ? granted.maxProcesses() : 0, cg.cpu ? granted.cpus() : 0, maxFile,
+                    granted.tmpBytes());
+            if (!spec.bestEffortLimits() && !inForce.equals(granted.withMaxFileBytes(maxFile))) {
+                throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend could not set every limit "
+                        + "asked for in " + cg + " (asked " + granted + ", set " + inForce + "); see the host's "
+                        + "cgroup delegation, or ask for less (bestEffortLimits)");
+            }
+            // without a memory cgroup, best effort caps each process's data segment: honest, but per process
+            long dataLimit = !cg.memory && spec.limits().memoryBytes() > 0 && host.prlimit != null
+                    ? spec.limits().memoryBytes() : 0;
 
             Path javaHome = Path.of(System.getProperty("java.home")).toRealPath();
             List<String> args = bwrapArgs(spec, inForce, ws, agentDir, javaHome, uid, gid);
@@ -241,7 +254,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                         .append(gid).append(" --clear-groups --inh-caps=-all --bounding-set=-all --");
             }
             script.append(" '").append(host.bwrap).append("' --args 3 --");
-            for (String part : agentCommand(javaHome)) {
+            for (String part : agentCommand(javaHome, nproc ? granted.maxProcesses() : 0, dataLimit, host.prlimit)) {
                 if (part.contains("'")) {
                     throw new IOException("unsupported character in " + part);
                 }
@@ -275,6 +288,15 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             details.put("bwrap", host.bwrap);
             details.put("uid", Integer.toString(uid));
             details.put("cgroups", cg.toString());
+            details.put("cgroup setting", setting.toString());
+            if (nproc) {
+                details.put("processes", "RLIMIT_NPROC " + granted.maxProcesses() + " plus the agent's threads, "
+                        + "counted in the jail's own user namespace (no pids cgroup here)");
+            }
+            if (dataLimit > 0) {
+                details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
+                        + "the sandbox as a whole is not bounded)");
+            }
             details.put("seccomp", Seccomp.available() ? "x86_64 deny-list" : "none (unsupported architecture)");
             details.put("workspace", ws.toString());
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
@@ -397,13 +419,18 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     /** The jail's command (on bwrap's argv after --args: bwrap 0.8 ignores a command inside the --args file). */
-    private static List<String> agentCommand(Path javaHome) {
-        return List.of(javaHome.resolve("bin/java").toString(),
+    private static List<String> agentCommand(Path javaHome, int nproc, long dataBytes, String prlimit) {
+        List<String> cmd = new ArrayList<>(List.of(javaHome.resolve("bin/java").toString()));
+        if (nproc > 0 || dataBytes > 0) {
+            cmd.add("-D" + JailAgent.RLIMITS + "=" + prlimit + "," + nproc + "," + dataBytes);
+        }
+        cmd.addAll(List.of(
                 "-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-Xmx32m", "-Xss512k", "-XX:MaxMetaspaceSize=64m", "-XX:+DisableAttachMechanism",
                 // JDK 17-21: vfork + exec of the command, instead of posix_spawn of jspawnhelper which then execs it
                 "-Djdk.lang.Process.launchMechanism=" + (Runtime.version().feature() <= 21 ? "VFORK" : "POSIX_SPAWN"),
-                "-Djava.io.tmpdir=/tmp", "-cp", "/opt/sandbox4j", "dev.sandbox4j.local.JailAgent");
+                "-Djava.io.tmpdir=/tmp", "-cp", "/opt/sandbox4j", "dev.sandbox4j.local.JailAgent"));
+        return cmd;
     }
 
     private static byte[] nulJoin(List<String> args) {
@@ -745,7 +772,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             checkOpen();
             return c; // failed to start; result() reports it
         }
-        if (cgroups.freezer) {
+        if (cgroups.perCommand()) {
             long host = hostPid(pid);
             if (host <= 0 || !cgroups.placeCommand(host, c.id)) {
                 // fail closed: the gate has not let the command run; end it there
@@ -874,6 +901,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
     }
 
+    /** Kills whatever a finished command left behind in its group (background children, a fork bomb's rest). */
+    void endLeftovers(Command c) {
+        if (c.exit.isDone() && cgroups.hasCommandGroup(c.id)) {
+            cgroups.signal(c.id, true);
+        }
+    }
+
     private void signalTree(Command c, boolean kill) {
         if (cgroups.hasCommandGroup(c.id)) {
             cgroups.signal(c.id, kill);
@@ -984,7 +1018,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             c.exit.complete(137);
         }
         commands.clear();
-        if (!cgroups.freezer) {
+        if (!cgroups.perCommand()) {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);
         }

@@ -42,13 +42,18 @@ public final class LocalSandboxProvider implements SandboxProvider {
         Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.SHARED_PROCESS_SPACE,
                 Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION, Feature.SYMLINKS,
                 Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
-        if (Cgroups.usable("memory")) {
+        Host host = Host.get(options);
+        if (host.problem != null) {
+            return f;
+        }
+        Limits can = Limits.of(host, CgroupSetting.get(options));
+        if (can.memory()) {
             f.add(Feature.MEMORY_LIMIT);
         }
-        if (Cgroups.usable("pids")) {
+        if (can.processes()) {
             f.add(Feature.PROCESS_LIMIT);
         }
-        if (Cgroups.usable("cpu")) {
+        if (can.cpu()) {
             f.add(Feature.CPU_LIMIT);
         }
         return f;

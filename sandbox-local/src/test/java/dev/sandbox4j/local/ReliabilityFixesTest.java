@@ -115,8 +115,13 @@ class ReliabilityFixesTest {
         Path live = tmp.resolve(LocalSandbox.PREFIX + ProcessHandle.current().pid() + "-ws-789");
         Files.createDirectories(live);
         Path cg = null;
-        if (Cgroups.usable("freezer")) {
-            cg = Cgroups.dir("freezer", "sbx-" + dead + "-abcdef");
+        CgroupSetting setting = CgroupSetting.get(LocalOptions.defaults());
+        if (setting.kind == CgroupSetting.Kind.V1 && CgroupsV1.usable("freezer")) {
+            cg = CgroupsV1.dir("freezer", "sbx-" + dead + "-abcdef");
+        } else if (setting.kind == CgroupSetting.Kind.V2) {
+            cg = setting.parent.resolve("sbx-" + dead + "-abcdef");
+        }
+        if (cg != null) {
             Files.createDirectories(cg.resolve("c1"));
         }
         Janitor.reap(tmp);

@@ -1,0 +1,195 @@
+package dev.sandbox4j.local;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntPredicate;
+
+/**
+ * cgroup v2 control for one sandbox, under the parent {@link CgroupSetting} chose (a sandbox4j group at the top as
+ * root, or inside the JVM's delegated subtree). Per sandbox {@code <parent>/<id>}:
+ * <ul>
+ *   <li>{@code <id>}: memory.max (limit + agent overhead), memory.swap.max 0, pids.max (limit + agent tasks),
+ *       cpu.max (the whole jail);</li>
+ *   <li>{@code <id>/agent}: the launcher, bwrap and the agent (a leaf: v2 lets only leaves hold processes once
+ *       controllers are enabled for the children);</li>
+ *   <li>{@code <id>/work}: the commands, memory.max and pids.max = the limits asked for;</li>
+ *   <li>{@code <id>/work/c<n>}: one group per command, killed at once with {@code cgroup.kill} (kernel 5.14+) or,
+ *       on older kernels, frozen, SIGKILLed and thawed.</li>
+ * </ul>
+ */
+final class CgroupsV2 extends Cgroups {
+    private final Path group;
+    private final Path agent;
+    private final Path work;
+    private final Set<Integer> commandGroups = ConcurrentHashMap.newKeySet();
+
+    private CgroupsV2(String id, Path group, boolean memory, boolean pids, boolean cpu) {
+        super(id, memory, pids, cpu);
+        this.group = group;
+        this.agent = group.resolve("agent");
+        this.work = group.resolve("work");
+    }
+
+    /**
+     * Makes the sandbox's groups under {@code parent} and sets the limits; a limit whose file cannot be written is
+     * off (the caller refuses or reports it). Throws when the groups themselves cannot be made.
+     */
+    static CgroupsV2 create(CgroupSetting setting, String id, long memoryBytes, int maxProcesses, double cpus)
+            throws IOException {
+        Path g = setting.parent.resolve(id);
+        Files.createDirectory(g);
+        CgroupsV2 made = null;
+        try {
+            boolean mem = memoryBytes > 0 && setting.memory
+                    && write(g.resolve("memory.max"), Long.toString(memoryBytes + AGENT_MEMORY));
+            boolean pid = maxProcesses > 0 && setting.pids
+                    && write(g.resolve("pids.max"), Integer.toString(maxProcesses + AGENT_TASKS));
+            boolean cp = false;
+            if (cpus > 0 && setting.cpu) {
+                long period = 100_000;
+                cp = write(g.resolve("cpu.max"), Math.max(1000, (long) (cpus * period)) + " " + period);
+            }
+            Files.createDirectory(g.resolve("agent"));
+            Files.createDirectory(g.resolve("work"));
+            Path w = g.resolve("work");
+            if (mem) {
+                swapOff(g);
+                mem = write(g.resolve("cgroup.subtree_control"), "+memory")
+                        && write(w.resolve("memory.max"), Long.toString(memoryBytes)) && swapOff(w);
+            }
+            if (pid) {
+                pid = write(g.resolve("cgroup.subtree_control"), "+pids")
+                        && write(w.resolve("pids.max"), Integer.toString(maxProcesses));
+            }
+            made = new CgroupsV2(id, g, mem, pid, cp);
+            return made;
+        } finally {
+            if (made == null) {
+                removeTreeRetrying(g, 0);
+            }
+        }
+    }
+
+    /** memory.swap.max = 0 where swap is accounted (the file exists); true when swap cannot add to the limit. */
+    private static boolean swapOff(Path g) {
+        Path f = g.resolve("memory.swap.max");
+        return !Files.exists(f) ? noSwap() : write(f, "0");
+    }
+
+    /** Without swap accounting the memory limit still holds if the host has no swap at all. */
+    private static boolean noSwap() {
+        for (String line : read(Path.of("/proc/meminfo")).split("\n")) {
+            if (line.startsWith("SwapTotal:")) {
+                return line.replaceAll("\\D", "").equals("0");
+            }
+        }
+        return false;
+    }
+
+    @Override
+    boolean perCommand() {
+        return true;
+    }
+
+    @Override
+    String placeLauncher() {
+        return "echo $$ > '" + agent.resolve("cgroup.procs") + "' || exit 121\n";
+    }
+
+    @Override
+    List<Long> sandboxPids() {
+        return procs(agent);
+    }
+
+    @Override
+    boolean placeCommand(long hostPid, int cmd) {
+        Path c = work.resolve("c" + cmd);
+        commandGroups.add(cmd);
+        return mkdir(c) && write(c.resolve("cgroup.procs"), Long.toString(hostPid));
+    }
+
+    @Override
+    boolean hasCommandGroup(int cmd) {
+        return Files.isDirectory(work.resolve("c" + cmd));
+    }
+
+    @Override
+    void signal(int cmd, boolean kill) {
+        Path d = cmd < 0 ? group : work.resolve("c" + cmd);
+        if (!Files.isDirectory(d)) {
+            return;
+        }
+        if (kill) {
+            killAll(d);
+        } else {
+            for (long pid : procsDeep(d)) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+            }
+        }
+    }
+
+    /**
+     * SIGKILL to every process in a group and below: {@code cgroup.kill} where the kernel has it (atomic, a fork
+     * cannot race it), else freeze, kill each, thaw, a few rounds. Returns once the group is empty or after ~1 s.
+     */
+    static void killAll(Path d) {
+        boolean atomic = Files.exists(d.resolve("cgroup.kill"));
+        for (int round = 0; round < 100; round++) {
+            List<Long> left = procsDeep(d);
+            if (left.isEmpty()) {
+                return;
+            }
+            if (atomic && write(d.resolve("cgroup.kill"), "1")) {
+                sleep(10);
+                continue;
+            }
+            write(d.resolve("cgroup.freeze"), "1");
+            for (long pid : left) {
+                kill9(pid);
+            }
+            write(d.resolve("cgroup.freeze"), "0");
+            sleep(10);
+        }
+    }
+
+    @Override
+    void pruneCommandGroups(IntPredicate live) {
+        for (Integer cmd : commandGroups) {
+            if (live.test(cmd)) {
+                continue;
+            }
+            try {
+                Files.deleteIfExists(work.resolve("c" + cmd));
+                commandGroups.remove(cmd);
+            } catch (IOException ignored) {
+                // busy: tasks still there
+            }
+        }
+    }
+
+    @Override
+    long oomKills() {
+        return memory ? keyed(work.resolve("memory.events"), "oom_kill") : -1;
+    }
+
+    @Override
+    long pidsDenied() {
+        return pids ? keyed(work.resolve("pids.events"), "max") : -1;
+    }
+
+    @Override
+    void destroy() {
+        killAll(group);
+        removeTreeRetrying(group, 3_000);
+    }
+
+    @Override
+    public String toString() {
+        return "cgroup v2 " + group + " memory=" + memory + " pids=" + pids + " cpu=" + cpu
+                + (Files.exists(group.resolve("cgroup.kill")) ? " kill=cgroup.kill" : " kill=freeze");
+    }
+}
