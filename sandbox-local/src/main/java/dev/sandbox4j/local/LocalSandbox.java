@@ -810,9 +810,16 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             try {
                 fi = files.stat(normalized);
             } catch (SandboxException e) {
-                throw new SandboxException(e.kind(), "working directory '" + cwd + "': " + e.getMessage(), e);
+                // a link on the way would take the jail's chdir wherever it points: that is a path error here
+                ErrorKind kind = e.kind() == ErrorKind.PERMISSION_DENIED ? ErrorKind.INVALID_PATH : e.kind();
+                throw new SandboxException(kind, "working directory '" + cwd + "': " + e.getMessage(), e);
             }
-            if (fi.type() == dev.sandbox4j.FileType.FILE) {
+            if (fi.type() == dev.sandbox4j.FileType.SYMLINK) {
+                // the jail would follow it, possibly out of the workspace (issue 18.7): name the real directory
+                throw new SandboxException(ErrorKind.INVALID_PATH, "working directory '" + cwd
+                        + "' is a symbolic link; give the directory it points to (inside the workspace)");
+            }
+            if (fi.type() != dev.sandbox4j.FileType.DIRECTORY) {
                 throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
                         + "' is not a directory");
             }
@@ -940,35 +947,31 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             case JAVASCRIPT -> "node";
             case BASH -> "bash";
         };
-        String ext = switch (lang) {
-            case PYTHON -> ".py";
-            case JAVASCRIPT -> ".js";
-            case BASH -> ".sh";
+        // The code never touches a file the sandbox could rewrite between write and run (issue 18.5): it comes on
+        // stdin after a length line, `head -c` copies exactly that many bytes into a pipe, and the interpreter
+        // reads the program from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0.
+        String run = switch (lang) {
+            case PYTHON -> "python3 /dev/fd/3";
+            // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
+            case JAVASCRIPT -> "node -e 'const fs=require(\"fs\"),M=require(\"module\");"
+                    + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
+                    + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
+                    + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
+                    + "m._compile(src,m.filename)'";
+            // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
+            case BASH -> "bash -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
         };
-        // The code travels on stdin to a tiny loader that stores it in the jail's /tmp, then runs it from there.
-        String file = "/tmp/.sandbox4j-code-" + HexFormat.of().formatHex(randomBytes()) + ext;
-        String script = "umask 077; cat > " + file + " <&3 || exit 125; exec 3<&-; "
-                + "command -v " + interpreter + " >/dev/null 2>&1 || { echo 'sandbox4j: " + interpreter
-                + " not found' >&2; exit 127; }; " + interpreter + " " + file + "; rc=$?; rm -f " + file
-                + "; exit $rc";
-        // fd 3 = the code; the user's stdin follows on fd 0 (empty unless given)
+        String script = "IFS= read -r n || exit 125; command -v " + interpreter + " >/dev/null 2>&1 || { echo "
+                + "'sandbox4j: " + interpreter + " not found' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
+                + run + " 3<&0 0<&4 4<&-; }";
         byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
-        ExecRequest exec;
-        if (request.stdin() == null) {
-            exec = ExecRequest.argv("/bin/sh", "-c", "exec 3<&0 </dev/null; " + script);
-            exec = exec.withStdin(code);
-        } else {
-            // code length header, then code, then the user's stdin
-            exec = ExecRequest.argv("/bin/sh", "-c", "IFS= read -r n || exit 125; head -c \"$n\" > " + file
-                    + " || exit 125; " + interpreter + " " + file + "; rc=$?; rm -f " + file + "; exit $rc");
-            byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
-            byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
-            byte[] all = new byte[header.length + code.length + stdin.length];
-            System.arraycopy(header, 0, all, 0, header.length);
-            System.arraycopy(code, 0, all, header.length, code.length);
-            System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
-            exec = exec.withStdin(all);
-        }
+        byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
+        byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] all = new byte[header.length + code.length + stdin.length];
+        System.arraycopy(header, 0, all, 0, header.length);
+        System.arraycopy(code, 0, all, header.length, code.length);
+        System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
+        ExecRequest exec = ExecRequest.argv("/bin/sh", "-c", script).withStdin(all);
         if (request.timeout() != null) {
             exec = exec.withTimeout(request.timeout());
         }

@@ -60,6 +60,40 @@ class LocalSecurityTest {
 
     @Nested
     class FsEscape extends Shared {
+        /** Issue 18.7: a working directory that leaves the workspace through a link is refused, nothing runs. */
+        @Test
+        void cwdThroughLinkOutOfWorkspaceIsInvalidPath() {
+            sh(s, "ln -sfn / rootlink; mkdir -p real/sub; ln -sfn real inlink");
+            for (String cwd : List.of("rootlink", "rootlink/tmp", "inlink", "inlink/sub")) {
+                assertThatThrownBy(() -> s.shell().run(ExecRequest.shell("touch /tmp/ran-" + cwd.replace('/', '_'))
+                        .withCwd(cwd))).as(cwd).isInstanceOf(SandboxException.class)
+                        .satisfies(e -> assertThat(((SandboxException) e).kind()).isEqualTo(ErrorKind.INVALID_PATH));
+            }
+            assertThat(sh(s, "ls /tmp | grep -c ran- || true").stdout().trim()).isEqualTo("0");
+            assertThat(s.shell().run(ExecRequest.shell("pwd").withCwd("real/sub")).stdout())
+                    .isEqualTo("/workspace/real/sub\n");
+        }
+
+        /** Issue 18.5: a snippet reaches its interpreter where no sandbox process can rewrite it. */
+        @Test
+        void codeSnippetCannotBeRewrittenBySandboxProcesses() throws Exception {
+            ExecHandle loop = s.shell().start(ExecRequest.shell("while :; do for f in /workspace/*.py /tmp/*.py "
+                    + "/tmp/.*.py /workspace/*.js /tmp/*.js /tmp/.*.js /tmp/.*.sh /tmp/*.sh; do [ -f \"$f\" ] && "
+                    + "printf 'print(\"pwned\")\\n' > \"$f\" 2>/dev/null; done; done"), null);
+            try {
+                for (int i = 0; i < 15; i++) {
+                    assertThat(s.code().run(dev.sandbox4j.Language.PYTHON, "print('ok')").stdout())
+                            .isEqualTo("ok\n");
+                    assertThat(s.code().run(dev.sandbox4j.Language.JAVASCRIPT, "console.log('ok')")
+                            .stdout()).isEqualTo("ok\n");
+                    assertThat(s.code().run(dev.sandbox4j.Language.BASH, "echo ok").stdout())
+                            .isEqualTo("ok\n");
+                }
+            } finally {
+                loop.kill();
+            }
+        }
+
         @Test
         void symlinkToShadowIsNotFollowedByFiles() {
             sh(s, "ln -s /etc/shadow shadow; ln -s /etc shadowdir");
