@@ -881,10 +881,11 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     void terminate(Command c) {
         signalTree(c, false);
         try {
-            c.awaitExit(500);
+            // a short grace: the caller gets its answer within the deadline + 0.5 s (issue 11)
+            c.awaitExit(200);
             // whatever ignored TERM (or left the tree) gets KILL, even when the main process already exited
             killTree(c, false);
-            c.awaitExit(1200);
+            c.awaitExit(250);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             killTree(c, false);
