@@ -140,6 +140,11 @@ final class Rel {
                 + ms(a[(int) Math.floor(0.99 * (a.length - 1))]) + ", max " + ms(a[a.length - 1]);
     }
 
+    static long p99(List<Long> nanos) {
+        long[] a = nanos.stream().mapToLong(Long::longValue).sorted().toArray();
+        return a.length == 0 ? 0 : a[(int) Math.floor(0.99 * (a.length - 1))];
+    }
+
     static long max(List<Long> nanos) {
         return nanos.stream().mapToLong(Long::longValue).max().orElse(0);
     }

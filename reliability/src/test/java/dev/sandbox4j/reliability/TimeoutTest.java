@@ -112,6 +112,59 @@ class TimeoutTest {
         Rel.assertBaseline("timeout storm " + backend, base, 20);
     }
 
+    /**
+     * Issue 18.10 and issue 11: a burst of 100 concurrent `sleep 100` with 1 s timeouts. Every call says TIMEOUT,
+     * local's p99 return is within the timeout + 0.5 s, and 2 s after the last call returned no sleep is left (one
+     * look, no polling: the kill must be done, not in progress).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "docker"})
+    void timeoutBurstOf100LeavesNoSurvivorTwoSecondsLater(String backend) throws Exception {
+        Rel.requireBackend(backend);
+        Rel.warmUp(backend);
+        int n = 100;
+        Duration timeout = Duration.ofSeconds(1);
+        List<Long> lat = Collections.synchronizedList(new ArrayList<>());
+        List<String> wrong = Collections.synchronizedList(new ArrayList<>());
+        String survivors;
+        try (Sandbox s = Rel.open(backend)) {
+            ExecutorService pool = Executors.newFixedThreadPool(n);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<?>> fs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                fs.add(pool.submit(() -> {
+                    go.await();
+                    long t0 = System.nanoTime();
+                    try {
+                        ExecResult r = s.shell().run(ExecRequest.shell("sleep 100.3").withTimeout(timeout));
+                        if (r.status() != ExecStatus.TIMEOUT) {
+                            wrong.add(r.status() + " " + r.exitCode() + " " + r.stderr());
+                        }
+                    } catch (RuntimeException e) {
+                        wrong.add(e.toString());
+                    }
+                    lat.add(System.nanoTime() - t0);
+                    return null;
+                }));
+            }
+            go.countDown();
+            for (Future<?> f : fs) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+            pool.shutdown();
+            Thread.sleep(2_000);
+            survivors = s.shell().run("ps -eo args | grep '^sleep 100\\.3' || true").stdout().trim();
+        }
+        Rel.report("timeout burst " + backend + ": 100 concurrent `sleep 100` with a 1 s timeout: per call "
+                + Rel.percentiles(lat) + "; wrong " + wrong.size() + "; survivors 2 s later: "
+                + (survivors.isEmpty() ? "none" : survivors.split("\n").length));
+        assertThat(wrong).isEmpty();
+        assertThat(survivors).as("sleeps alive 2 s after their timeout").isEmpty();
+        if (backend.equals("local")) {
+            assertThat(Rel.p99(lat)).as("p99 return (ns)").isLessThanOrEqualTo(timeout.toNanos() + 500_000_000L);
+        }
+    }
+
     /** The sleeps (args matching {@code ^sleep <pattern>}) still running, polled for up to 10 s until none is. */
     static String survivors(Sandbox s, String pattern) throws InterruptedException {
         String cmd = "ps -eo args | grep '^sleep " + pattern + "' || true";
