@@ -232,14 +232,21 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n").getBytes(StandardCharsets.UTF_8));
             writeSecret(ctl.resolve("group"), ("root:x:0:\nsandbox:x:" + gid + ":\nnogroup:x:65534:\n")
                     .getBytes(StandardCharsets.UTF_8));
+            // localhost resolves to loopback, as in a container; no resolver is consulted (there is no network)
+            writeSecret(ctl.resolve("hosts"), ("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+                    + "127.0.1.1\tsandbox\n").getBytes(StandardCharsets.UTF_8));
+            writeSecret(ctl.resolve("nsswitch"), ("passwd: files\ngroup: files\nhosts: files\n")
+                    .getBytes(StandardCharsets.UTF_8));
 
             StringBuilder script = new StringBuilder();
             script.append(cg.placeLauncher());
             String c = ctl.toString();
             script.append("exec 3<'").append(c).append("/args' 4<'").append(c).append("/seccomp' 5<'").append(c)
-                    .append("/passwd' 6<'").append(c).append("/group' || exit 122\n");
+                    .append("/passwd' 6<'").append(c).append("/group' 7<'").append(c).append("/hosts' 8<'")
+                    .append(c).append("/nsswitch' || exit 122\n");
             script.append("rm -f '").append(c).append("/args' '").append(c).append("/seccomp' '").append(c)
-                    .append("/passwd' '").append(c).append("/group'\n");
+                    .append("/passwd' '").append(c).append("/group' '").append(c).append("/hosts' '").append(c)
+                    .append("/nsswitch'\n");
             script.append("exec");
             if (host.prlimit != null) {
                 long nofile = nofileLimit();
@@ -395,6 +402,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             a.addAll(List.of("--ro-bind-try", e, e));
         }
         a.addAll(List.of("--ro-bind-data", "5", "/etc/passwd", "--ro-bind-data", "6", "/etc/group",
+                "--ro-bind-data", "7", "/etc/hosts", "--ro-bind-data", "8", "/etc/nsswitch.conf",
                 "--proc", "/proc", "--dev", "/dev"));
         long tmp = limits.tmpBytes();
         a.addAll(List.of("--perms", "1777"));

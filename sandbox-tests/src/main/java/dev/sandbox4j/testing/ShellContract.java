@@ -359,6 +359,20 @@ public interface ShellContract extends ConformanceSupport {
         }
     }
 
+    @Test
+    @Requires({Feature.SHELL, Feature.SHARED_PROCESS_SPACE})
+    default void run_localhost_resolvesToLoopback(Sandbox sandbox) {
+        if (sandbox.shell().run("command -v python3").exitCode() == 0) {
+            ExecResult py = sandbox.shell().run("python3 -c \"import socket; print(socket.gethostbyname('localhost'))\"");
+            assertThat(py.stdout()).as(py.stderr()).isEqualTo("127.0.0.1\n");
+        }
+        if (sandbox.shell().run("command -v node").exitCode() == 0) {
+            ExecResult js = sandbox.shell().run("node -e \"require('dns').lookup('localhost', 4, (e, a) => "
+                    + "console.log(e ? e.code : a))\"");
+            assertThat(js.stdout()).as(js.stderr()).isEqualTo("127.0.0.1\n");
+        }
+    }
+
     // ---- background commands ----------------------------------------------------------------------------------
 
     @Test
