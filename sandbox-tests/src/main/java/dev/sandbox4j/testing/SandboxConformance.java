@@ -9,5 +9,6 @@ package dev.sandbox4j.testing;
  * }
  * }</pre>
  */
-public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, LifecycleContract {
+public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, LifecycleContract,
+        LimitsContract {
 }
