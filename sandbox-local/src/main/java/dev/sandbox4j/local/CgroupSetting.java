@@ -26,6 +26,12 @@ final class CgroupSetting {
     final boolean memory;
     final boolean pids;
     final boolean cpu;
+    /**
+     * v2 without a writable group of our own: each sandbox's launcher starts in a transient systemd user scope with
+     * {@code Delegate=yes} ({@code systemd-run --user --scope}), whose limits systemd sets and inside which the
+     * sandbox makes its own groups. Null when not used.
+     */
+    final List<String> scope;
     /** What this is, for info() and errors. */
     final String description;
     /** Why a controller (or any group) is missing, with what to change; empty when all three are there. */
@@ -36,11 +42,17 @@ final class CgroupSetting {
 
     private CgroupSetting(Kind kind, Path parent, boolean memory, boolean pids, boolean cpu, String description,
                           String missing) {
+        this(kind, parent, memory, pids, cpu, null, description, missing);
+    }
+
+    private CgroupSetting(Kind kind, Path parent, boolean memory, boolean pids, boolean cpu, List<String> scope,
+                          String description, String missing) {
         this.kind = kind;
         this.parent = parent;
         this.memory = memory;
         this.pids = pids;
         this.cpu = cpu;
+        this.scope = scope;
         this.description = description;
         this.missing = missing;
     }
@@ -63,7 +75,8 @@ final class CgroupSetting {
     Cgroups create(String id, long memoryBytes, int maxProcesses, double cpus) throws IOException {
         return switch (kind) {
             case V1 -> CgroupsV1.create(id, memoryBytes, maxProcesses, cpus);
-            case V2 -> CgroupsV2.create(this, id, memoryBytes, maxProcesses, cpus);
+            case V2 -> scope != null ? CgroupsV2.scoped(this, id, memoryBytes, maxProcesses, cpus)
+                    : CgroupsV2.create(this, id, memoryBytes, maxProcesses, cpus);
             case NONE -> Cgroups.none();
         };
     }
@@ -141,6 +154,13 @@ final class CgroupSetting {
         }
         if (!Files.isWritable(own) || !Files.isWritable(own.resolve("cgroup.procs"))
                 || !Files.isWritable(own.resolve("cgroup.subtree_control"))) {
+            CgroupSetting scoped = root ? null : userScope(own);
+            if (scoped != null && scoped.kind == Kind.V2) {
+                return scoped;
+            }
+            if (scoped != null) {
+                tried.add(scoped.missing);
+            }
             String owner;
             try {
                 owner = "uid " + Files.getAttribute(own, "unix:uid");
@@ -163,6 +183,62 @@ final class CgroupSetting {
             }
         }
         return v2At(own.resolve(Cgroups.PARENT), "cgroup v2, delegated subtree " + own);
+    }
+
+    /**
+     * The systemd user manager's transient scopes, when the JVM's own group is not delegated (a login session, a
+     * service without Delegate=yes): one probe scope says which controllers a sandbox's scope gets. Null when there
+     * is no systemd-run or no user manager to ask.
+     */
+    private static CgroupSetting userScope(Path own) {
+        String systemdRun = Host.which("systemd-run");
+        Path bus = Path.of("/run/user/" + Host.currentUid() + "/bus");
+        if (systemdRun == null || !Files.exists(bus)) {
+            return null;
+        }
+        List<String> scope = List.of(systemdRun, "--user", "--scope", "--quiet", "--collect", "-p", "Delegate=yes",
+                "-p", "MemoryAccounting=yes", "-p", "TasksAccounting=yes", "-p", "CPUAccounting=yes");
+        List<String> probe = new ArrayList<>(scope);
+        probe.addAll(List.of("--", "/bin/sh", "-c", "cat \"/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)"
+                + "/cgroup.controllers\""));
+        String out;
+        try {
+            ProcessBuilder pb = new ProcessBuilder(probe).redirectErrorStream(true);
+            userBusEnv(pb);
+            Process p = pb.start();
+            byte[] bytes = p.getInputStream().readNBytes(4096);
+            if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return none("systemd-run --user did not answer within 10 s");
+            }
+            out = new String(bytes, java.nio.charset.StandardCharsets.UTF_8).trim();
+            if (p.exitValue() != 0) {
+                return none("systemd-run --user --scope failed (" + out + ")");
+            }
+        } catch (IOException e) {
+            return none("cannot run systemd-run: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        List<String> on = List.of(out.split("\\s+"));
+        boolean mem = on.contains("memory");
+        boolean pid = on.contains("pids");
+        boolean cp = on.contains("cpu");
+        if (!mem && !pid && !cp) {
+            return none("a systemd user scope gets no controller here ('" + out + "')");
+        }
+        String missing = missingText(mem, pid, cp, "the systemd user manager does not delegate these controllers "
+                + "(see user@.service's Delegate=)");
+        return new CgroupSetting(Kind.V2, null, mem, pid, cp, scope, "cgroup v2, a transient systemd user scope "
+                + "per sandbox (the JVM's cgroup " + own + " is not delegated)", missing);
+    }
+
+    /** systemd-run --user needs the user manager's bus; a service's environment often lacks the variables. */
+    static void userBusEnv(ProcessBuilder pb) {
+        String dir = "/run/user/" + Host.currentUid();
+        pb.environment().putIfAbsent("XDG_RUNTIME_DIR", dir);
+        pb.environment().putIfAbsent("DBUS_SESSION_BUS_ADDRESS", "unix:path=" + dir + "/bus");
     }
 
     /** Makes {@code p} (if needed) and enables the three controllers for its children. */

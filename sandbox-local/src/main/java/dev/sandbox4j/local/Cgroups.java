@@ -92,6 +92,15 @@ abstract class Cgroups {
         };
     }
 
+    /** What the launcher runs under before its shell (a transient systemd scope), or nothing. */
+    List<String> launchPrefix() {
+        return List.of();
+    }
+
+    /** Called once the launcher runs (before any command): groups that could only be made then are made now. */
+    void bind(Process launcher) throws IOException {
+    }
+
     /** Whether each command gets a group of its own (placement at the gate, kill by group). */
     abstract boolean perCommand();
 

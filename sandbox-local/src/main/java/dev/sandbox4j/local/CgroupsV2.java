@@ -22,16 +22,94 @@ import java.util.function.IntPredicate;
  * </ul>
  */
 final class CgroupsV2 extends Cgroups {
-    private final Path group;
-    private final Path agent;
-    private final Path work;
+    private Path group;
+    private Path agent;
+    private Path work;
     private final Set<Integer> commandGroups = ConcurrentHashMap.newKeySet();
+    /** Scoped: the systemd-run prefix, and the limits still to set on the commands' group at bind. */
+    private final List<String> scope;
+    private final long memoryBytes;
+    private final int maxProcesses;
 
     private CgroupsV2(String id, Path group, boolean memory, boolean pids, boolean cpu) {
         super(id, memory, pids, cpu);
-        this.group = group;
-        this.agent = group.resolve("agent");
-        this.work = group.resolve("work");
+        setGroup(group);
+        this.scope = List.of();
+        this.memoryBytes = 0;
+        this.maxProcesses = 0;
+    }
+
+    private CgroupsV2(String id, List<String> scope, long memoryBytes, int maxProcesses, boolean cpu) {
+        super(id, memoryBytes > 0, maxProcesses > 0, cpu);
+        this.scope = scope;
+        this.memoryBytes = memoryBytes;
+        this.maxProcesses = maxProcesses;
+    }
+
+    private void setGroup(Path g) {
+        this.group = g;
+        this.agent = g.resolve("agent");
+        this.work = g.resolve("work");
+    }
+
+    /**
+     * A sandbox in a transient systemd user scope: systemd sets the whole jail's limits on the scope; the launcher
+     * moves itself into the scope's {@code agent} leaf; {@link #bind} then makes the commands' groups.
+     */
+    static CgroupsV2 scoped(CgroupSetting setting, String id, long memoryBytes, int maxProcesses, double cpus) {
+        List<String> prefix = new java.util.ArrayList<>(setting.scope);
+        prefix.add("--unit=" + id);
+        long mem = setting.memory ? memoryBytes : 0;
+        int procs = setting.pids ? maxProcesses : 0;
+        boolean cp = cpus > 0 && setting.cpu;
+        if (mem > 0) {
+            prefix.addAll(List.of("-p", "MemoryMax=" + (mem + AGENT_MEMORY), "-p", "MemorySwapMax=0"));
+        }
+        if (procs > 0) {
+            prefix.addAll(List.of("-p", "TasksMax=" + (procs + AGENT_TASKS)));
+        }
+        if (cp) {
+            prefix.addAll(List.of("-p", "CPUQuota=" + Math.max(1, Math.round(cpus * 100)) + "%"));
+        }
+        prefix.add("--");
+        return new CgroupsV2(id, List.copyOf(prefix), mem, procs, cp);
+    }
+
+    @Override
+    List<String> launchPrefix() {
+        return scope;
+    }
+
+    @Override
+    void bind(Process launcher) throws IOException {
+        if (scope.isEmpty()) {
+            return;
+        }
+        Path self = Path.of("/proc", Long.toString(launcher.pid()), "cgroup");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            String line = read(self).trim();
+            if (line.startsWith("0::/") && line.endsWith("/agent")) {
+                setGroup(ROOT.resolve(line.substring(4)).getParent());
+                break;
+            }
+            if (!launcher.isAlive() || System.nanoTime() > deadline) {
+                throw new IOException("the launcher did not reach its systemd scope's agent group (" + line + ")");
+            }
+            sleep(2);
+        }
+        Files.createDirectory(work);
+        if (memory && !(write(group.resolve("cgroup.subtree_control"), "+memory")
+                && write(work.resolve("memory.max"), Long.toString(memoryBytes)) && swapOff(work))) {
+            throw new IOException("cannot set memory.max in " + work);
+        }
+        if (pids && !(write(group.resolve("cgroup.subtree_control"), "+pids")
+                && write(work.resolve("pids.max"), Integer.toString(maxProcesses)))) {
+            throw new IOException("cannot set pids.max in " + work);
+        }
+        if (cpu && read(group.resolve("cpu.max")).startsWith("max")) {
+            throw new IOException("systemd did not set cpu.max on " + group);
+        }
     }
 
     /**
@@ -97,12 +175,17 @@ final class CgroupsV2 extends Cgroups {
 
     @Override
     String placeLauncher() {
+        if (!scope.isEmpty()) {
+            // inside the fresh scope: move to a leaf so that the scope may enable controllers for its children
+            return "G=\"/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)\"; mkdir \"$G/agent\" && "
+                    + "echo $$ > \"$G/agent/cgroup.procs\" || exit 121\n";
+        }
         return "echo $$ > '" + agent.resolve("cgroup.procs") + "' || exit 121\n";
     }
 
     @Override
     List<Long> sandboxPids() {
-        return procs(agent);
+        return agent == null ? List.of() : procs(agent);
     }
 
     @Override
@@ -114,11 +197,14 @@ final class CgroupsV2 extends Cgroups {
 
     @Override
     boolean hasCommandGroup(int cmd) {
-        return Files.isDirectory(work.resolve("c" + cmd));
+        return work != null && Files.isDirectory(work.resolve("c" + cmd));
     }
 
     @Override
     void signal(int cmd, boolean kill) {
+        if (group == null) {
+            return;
+        }
         Path d = cmd < 0 ? group : work.resolve("c" + cmd);
         if (!Files.isDirectory(d)) {
             return;
@@ -158,6 +244,9 @@ final class CgroupsV2 extends Cgroups {
 
     @Override
     void pruneCommandGroups(IntPredicate live) {
+        if (work == null) {
+            return;
+        }
         for (Integer cmd : commandGroups) {
             if (live.test(cmd)) {
                 continue;
@@ -183,13 +272,25 @@ final class CgroupsV2 extends Cgroups {
 
     @Override
     void destroy() {
+        if (group == null) {
+            return; // a scoped sandbox whose launcher never reached its scope: systemd collects the empty scope
+        }
         killAll(group);
-        removeTreeRetrying(group, 3_000);
+        // a scope's own directory is systemd's to remove once empty; ours are the groups inside it
+        if (scope.isEmpty()) {
+            removeTreeRetrying(group, 3_000);
+        } else {
+            for (Path g : groupsBottomUp(group)) {
+                if (!g.equals(group)) {
+                    removeTreeRetrying(g, 1_000);
+                }
+            }
+        }
     }
 
     @Override
     public String toString() {
-        return "cgroup v2 " + group + " memory=" + memory + " pids=" + pids + " cpu=" + cpu
-                + (Files.exists(group.resolve("cgroup.kill")) ? " kill=cgroup.kill" : " kill=freeze");
+        return "cgroup v2 " + (scope.isEmpty() ? "" : "systemd scope ") + group + " memory=" + memory + " pids=" + pids + " cpu=" + cpu
+                + (group != null && Files.exists(group.resolve("cgroup.kill")) ? " kill=cgroup.kill" : " kill=freeze");
     }
 }

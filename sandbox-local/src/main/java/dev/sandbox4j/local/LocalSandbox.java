@@ -273,11 +273,22 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     throw new IOException("unsupported character in path " + part);
                 }
             }
-            ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", script.toString());
+            List<String> launcher = new ArrayList<>(cg.launchPrefix());
+            launcher.addAll(List.of("/bin/sh", "-c", script.toString()));
+            ProcessBuilder pb = new ProcessBuilder(launcher);
             pb.environment().clear();
             pb.environment().put("PATH", "/usr/bin:/bin:/usr/sbin:/sbin");
+            if (!cg.launchPrefix().isEmpty()) {
+                CgroupSetting.userBusEnv(pb);
+            }
             pb.directory(ctl.toFile());
             Process jail = Host.launch(pb);
+            try {
+                cg.bind(jail);
+            } catch (IOException e) {
+                jail.destroyForcibly();
+                throw e;
+            }
 
             Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
                     Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION,
