@@ -39,7 +39,6 @@ final class JailAgent {
     static final byte EXIT = 14;      // payload: int exit code (128 + signal when signalled)
     static final byte READY = 15;
 
-    static final String MARKER = "SANDBOX4J_CMD";
     /**
      * System property "prlimit,nproc,dataBytes": on hosts without a pids or memory cgroup each command starts under
      * prlimit with RLIMIT_NPROC = nproc + the agent's own threads (the count is per user namespace: this jail's) and,
@@ -47,7 +46,12 @@ final class JailAgent {
      */
     static final String RLIMITS = "sandbox4j.rlimits";
     /** Gate: the command waits for one line on stdin before exec, so the host can move it into cgroups first. */
-    static final String GATE = "IFS= read -r _g || exit 125; exec \"$@\"";
+    /**
+     * Each command's first process: reads the gate line (the host has placed it in its cgroups by then), runs the
+     * command as its child, keeps the command's whole tree as a child subreaper, and kills what is left of it when
+     * the command ends ({@code src/main/c/sbx-reaper.c}).
+     */
+    static final String REAPER = "/opt/sandbox4j/sbx-reaper";
 
     private static final int MAX_FRAME = 16 << 20;
 
@@ -238,10 +242,8 @@ final class JailAgent {
             List<String> env = decodeStrings(d);
             String cwd = decodeStrings(d).get(0);
             List<String> cmd = new ArrayList<>(rlimitPrefix());
-            cmd.add("/bin/sh");
-            cmd.add("-c");
-            cmd.add(GATE);
-            cmd.add("sandbox4j");
+            cmd.add(REAPER);
+            cmd.add("--");
             cmd.addAll(argv);
             ProcessBuilder pb = new ProcessBuilder(cmd);
             Map<String, String> e = pb.environment();
@@ -249,7 +251,6 @@ final class JailAgent {
                 int eq = kv.indexOf('=');
                 e.put(kv.substring(0, eq), kv.substring(eq + 1));
             }
-            e.put(MARKER, Integer.toString(id));
             File dir = new File(cwd);
             if (!dir.isDirectory()) {
                 send(FAILED, id, ("working directory does not exist: " + cwd).getBytes(StandardCharsets.UTF_8));
@@ -370,37 +371,50 @@ final class JailAgent {
         }
         p.done = true;
         procs.remove(id);
+        // a reaper killed from inside the sandbox left its tree to the init: it goes now
+        sweepOrphans();
         send(EXIT, id, intBytes(code));
     }
 
+    /**
+     * TERM goes to the command's reaper, which forwards it to the whole tree. KILL kills the reaper; what it kept
+     * is re-parented to the jail's init and swept: a process whose parent is the init and is not this agent has
+     * lost its reaper, so it is killed wherever it came from.
+     */
     private void signal(int id, Proc p, int sig) {
-        List<ProcessHandle> targets = new ArrayList<>();
-        targets.add(p.process.toHandle());
-        p.process.toHandle().descendants().forEach(targets::add);
-        // processes that left the tree (setsid, double fork) still carry the marker in their environment
-        String marker = MARKER + "=" + id;
-        ProcessHandle.allProcesses().forEach(h -> {
-            try {
-                byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "environ"));
-                String s = new String(environ, StandardCharsets.UTF_8);
-                for (String kv : s.split("\0")) {
-                    if (kv.equals(marker)) {
-                        targets.add(h);
-                        break;
-                    }
-                }
-            } catch (IOException | RuntimeException ignored) {
-                // gone or not ours
+        if (sig != 9) {
+            p.process.toHandle().destroy();
+            return;
+        }
+        p.process.toHandle().destroyForcibly();
+        try {
+            p.process.onExit().get(1, TimeUnit.SECONDS);
+        } catch (InterruptedException | java.util.concurrent.ExecutionException
+                 | java.util.concurrent.TimeoutException ignored) {
+            // swept anyway
+        }
+        sweepOrphans();
+    }
+
+    /** Kills every process re-parented to the jail's init (pid 1) other than this agent, until none is left. */
+    static void sweepOrphans() {
+        long self = ProcessHandle.current().pid();
+        for (int round = 0; round < 100; round++) {
+            List<ProcessHandle> orphans = ProcessHandle.allProcesses()
+                    .filter(h -> h.pid() != self && h.pid() != 1
+                            && h.parent().map(pp -> pp.pid() == 1).orElse(false))
+                    .toList();
+            if (orphans.isEmpty()) {
+                return;
             }
-        });
-        for (ProcessHandle h : targets) {
-            if (h.pid() == ProcessHandle.current().pid()) {
-                continue;
-            }
-            if (sig == 9) {
+            for (ProcessHandle h : orphans) {
                 h.destroyForcibly();
-            } else {
-                h.destroy();
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+            }
+            try {
+                Thread.sleep(round < 10 ? 1 : 10);
+            } catch (InterruptedException e) {
+                return;
             }
         }
     }

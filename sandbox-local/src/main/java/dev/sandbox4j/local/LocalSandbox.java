@@ -166,6 +166,12 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
+        byte[] reaperBytes;
+        try {
+            reaperBytes = NativeBinaries.bytes(NativeBinaries.REAPER);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
+        }
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
@@ -198,6 +204,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     Files.write(pkg.resolve(cls), in.readAllBytes());
                 }
             }
+            Path reaper = agentDir.resolve(NativeBinaries.REAPER);
+            Files.write(reaper, reaperBytes);
+            Files.setPosixFilePermissions(reaper, PosixFilePermissions.fromString("r-xr-xr-x"));
             for (Path p = pkg; p != null && p.startsWith(agentDir); p = p.getParent()) {
                 Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
