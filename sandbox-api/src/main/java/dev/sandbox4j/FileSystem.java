@@ -125,14 +125,18 @@ public interface FileSystem {
     /**
      * Replaces the one occurrence of {@code oldText} with {@code newText}. Fails with {@link ErrorKind#NO_MATCH}
      * when it does not occur and {@link ErrorKind#AMBIGUOUS_MATCH} when it occurs more than once (the message says
-     * how many times), changing nothing.
+     * how many times), changing nothing. The file must be valid UTF-8: otherwise it fails with
+     * {@link ErrorKind#INVALID_ARGUMENT} (message {@code "not UTF-8 text: <path> has a byte that is not UTF-8 at
+     * offset <n>; ..."}, the offset of the first bad byte) and the file stays byte for byte as it was, because
+     * writing back a lossy decoding would change bytes the edit never meant to touch.
      */
     EditResult replace(String path, String oldText, String newText);
 
     /**
      * Applies several exact-text edits in order, each to the result of the ones before, atomically: all or none.
      * Each {@link Edit#oldText()} must occur exactly once at its turn. With {@code dryRun} the file is not touched
-     * and the diff shows what would change.
+     * and the diff shows what would change. Content that is not valid UTF-8 fails as in {@link #replace}, dry run
+     * or not.
      */
     EditResult edit(String path, List<Edit> edits, boolean dryRun);
 }

@@ -723,7 +723,7 @@ public final class NioWorkspace implements FileSystem {
     public EditResult replace(String path, String oldText, String newText) {
         String rel = WorkspacePaths.requireNonRoot(path);
         Arguments.textToReplace(oldText, rel);
-        String before = readText(rel);
+        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
         String after = TextEdits.replaceUnique(rel, before, oldText, newText);
         write(rel, after);
         return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), 1, true);
@@ -733,7 +733,7 @@ public final class NioWorkspace implements FileSystem {
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = WorkspacePaths.requireNonRoot(path);
         Arguments.edits(edits, rel);
-        String before = readText(rel);
+        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
         String after = TextEdits.applyAll(rel, before, edits);
         if (!dryRun) {
             write(rel, after);

@@ -745,6 +745,31 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         assertThat(result.diff()).contains("-    return 1").contains("+    return 2");
     }
 
+    /**
+     * Issue 18: a lossy decoding written back turned {@code 41 ff 42} into {@code 43 ef bf bd 42}. Content that is not
+     * UTF-8 is refused by replace, edit and dry runs, naming the file and the offset of the first bad byte.
+     */
+    @Test
+    default void replaceAndEdit_notUtf8_failInvalidArgumentAndKeepEveryByte(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        byte[] bytes = {0x41, (byte) 0xff, 0x42};
+        byte[] late = {0x41, 0x0a, 0x42, (byte) 0xc3, 0x28, 0x0a}; // a truncated sequence at offset 3
+        fs.write("bin.dat", bytes);
+        fs.write("late.txt", late);
+        List<ThrowingCallable> calls = List.of(
+                () -> fs.replace("bin.dat", "A", "C"),
+                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), false),
+                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), true));
+        for (ThrowingCallable call : calls) {
+            SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, call);
+            assertThat(e.getMessage()).startsWith("not UTF-8 text").contains("bin.dat").contains("offset 1");
+            assertThat(fs.readBytes("bin.dat")).as("unchanged byte for byte").containsExactly(bytes);
+        }
+        SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.replace("late.txt", "B", "C"));
+        assertThat(e.getMessage()).startsWith("not UTF-8 text").contains("late.txt").contains("offset 3");
+        assertThat(fs.readBytes("late.txt")).containsExactly(late);
+    }
+
     @Test
     default void replace_noMatch_failsNoMatchAndChangesNothing(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
