@@ -85,7 +85,12 @@ public interface FileSystem {
      */
     List<String> find(String path, String glob, List<String> excludes);
 
-    /** Searches text files under {@code path} (or the file itself) for a Java regex, line by line. */
+    /**
+     * Searches text files under {@code path} (or the file itself) for a Java regex, line by line. The matching work
+     * is bounded (see {@link GrepOptions}): a pattern that would backtrack past the budget fails with
+     * {@link ErrorKind#INVALID_ARGUMENT} "pattern too expensive: ..." naming the file and line, within about
+     * 10 seconds at most, instead of never returning.
+     */
     List<GrepMatch> grep(String regex, String path, GrepOptions options);
 
     default List<GrepMatch> grep(String regex, String path) {

@@ -46,7 +46,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -462,6 +461,7 @@ public final class NioWorkspace implements FileSystem {
             Collections.sort(files);
         }
         List<GrepMatch> matches = new ArrayList<>();
+        BoundedMatcher matcher = new BoundedMatcher(pattern);
         for (String file : files) {
             byte[] bytes;
             try {
@@ -475,8 +475,7 @@ public final class NioWorkspace implements FileSystem {
             List<String> lines = TextEdits.lines(new String(bytes, StandardCharsets.UTF_8));
             for (int i = 0; i < lines.size(); i++) {
                 String line = stripTerminator(lines.get(i));
-                Matcher m = pattern.matcher(line);
-                if (m.find()) {
+                if (matcher.find(line, file, i + 1)) {
                     matches.add(new GrepMatch(file, i + 1,
                             line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
                     if (matches.size() >= options.maxResults()) {

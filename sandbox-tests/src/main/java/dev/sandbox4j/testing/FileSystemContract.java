@@ -441,6 +441,40 @@ public interface FileSystemContract extends FileSystemSecurityContract {
                 new GrepMatch("src/b.py", 2, "def helper(): pass"));
     }
 
+    /**
+     * Issue 18: {@code (a+)+$} on 50,000 {@code a}s and a {@code !} never returned. Every backend bounds the regex
+     * work (see {@link GrepOptions}) and fails with INVALID_ARGUMENT "pattern too expensive", naming file and line,
+     * returning nothing partial; an ordinary pattern on the same line still matches.
+     */
+    @Test
+    default void grep_catastrophicBacktracking_failsPatternTooExpensiveInBoundedTime(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        fs.write("a.txt", "harmless\n");
+        fs.write("r.txt", "ok\n" + "a".repeat(50_000) + "!");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            for (String path : List.of("", "r.txt")) {
+                SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.grep("(a+)+$", path));
+                assertThat(e.getMessage()).startsWith("pattern too expensive").contains("r.txt").contains("line 2");
+            }
+            assertThat(fs.grep("a+!$", "")).extracting(GrepMatch::path, GrepMatch::lineNumber)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("r.txt", 2));
+        }, "grep must give up on a catastrophic pattern instead of hanging");
+    }
+
+    /** Globs are matched without backtracking: many stars against a long name answer at once. */
+    @Test
+    default void find_manyStarsOnLongName_answersPromptly(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String name = "a".repeat(200);
+        fs.write(name, "x");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a*b", List.of())).isEmpty();
+            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a", List.of())).containsExactly(name);
+            assertThat(fs.grep("x", "", GrepOptions.defaults().withIncludes("*a*a*a*a*a*a*a*a*a*a*a*a*b")))
+                    .isEmpty();
+        }, "a glob must not backtrack");
+    }
+
     @Test
     default void grep_singleFile_searchesOnlyIt(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
