@@ -22,6 +22,11 @@ import java.util.List;
  *
  * <p><b>Sizes.</b> Whole-file reads are capped at {@link #MAX_READ_BYTES} ({@link ErrorKind#TOO_LARGE} beyond);
  * {@link #readTo} and {@link #write(String, InputStream)} stream files of any size.
+ *
+ * <p><b>Depth.</b> {@link #list}, {@link #find}, {@link #grep} and {@link #copy} walk at most 256 directory levels
+ * below where they start; a tree nested deeper (sandboxed code can make one thousands of levels deep) fails them with
+ * {@link ErrorKind#TOO_LARGE} instead of overflowing a stack or holding thousands of descriptors; list or search a
+ * subdirectory, or list a smaller depth. {@link #delete} with {@code recursive} removes a tree of any depth.
  */
 public interface FileSystem {
     /** The largest file {@link #readText(String)} and {@link #readBytes(String)} read whole: 32 MiB. */

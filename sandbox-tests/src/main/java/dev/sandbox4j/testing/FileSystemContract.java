@@ -765,6 +765,42 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         assertThat(fs.readText("keep.txt")).isEqualTo("k");
     }
 
+    // ---- very deep trees ----------------------------------------------------------------------------------------
+
+    /**
+     * Issue 18: a tree thousands of levels deep made list and grep throw StackOverflowError. Walks are iterative and
+     * capped at 256 levels (TOO_LARGE beyond, documented on {@link FileSystem}); a recursive delete removes any depth.
+     * The tree (about 2,800 levels) is built through the API alone: two chains, one moved to the bottom of the other.
+     */
+    @Test
+    default void deepTree_walksFailTooLarge_deleteRemovesIt(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String chain = "d/".repeat(1400);
+        fs.mkdirs("p/" + chain);
+        fs.write("q/" + chain + "needle.txt", "needle\n");
+        fs.move("q", "p/" + chain + "q");
+        fs.write("top.txt", "needle\n");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+            List<ThrowingCallable> walks = List.of(
+                    () -> fs.list("", Integer.MAX_VALUE, true),
+                    () -> fs.list("p", 300, false),
+                    () -> fs.find("", "*.txt", List.of()),
+                    () -> fs.grep("needle", ""),
+                    () -> fs.copy("p", "copy"));
+            for (ThrowingCallable walk : walks) {
+                SandboxException e = expectError(ErrorKind.TOO_LARGE, walk);
+                assertThat(e.getMessage()).contains("deeper than 256");
+            }
+            assertThat(fs.exists("copy")).as("a failed copy leaves nothing").isFalse();
+            assertThat(paths(fs.list("", 3, true))).containsExactly("p", "p/d", "p/d/d", "top.txt");
+            assertThat(paths(fs.list("p", 256, true))).hasSize(256);
+            assertThat(grepPaths(fs.grep("needle", "top.txt"))).containsExactly("top.txt");
+            fs.delete("p", true);
+            assertThat(fs.exists("p")).isFalse();
+            assertThat(paths(fs.list("", Integer.MAX_VALUE, true))).containsExactly("top.txt");
+        }, "walks of a deep tree must end");
+    }
+
     // ---- replace and edit -------------------------------------------------------------------------------------
 
     @Test

@@ -1,0 +1,84 @@
+package dev.sandbox4j.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/** Regression tests for the local defects of the outside attack run (issue 18). */
+class HardeningTest {
+
+    /**
+     * Issue 18 #3: sandboxed code nests a tree 3,000 levels deep (deeper than PATH_MAX can name). list and grep fail
+     * with TOO_LARGE instead of StackOverflowError, and close() removes the workspace, promptly.
+     */
+    @Test
+    void deepTreeFromInsideTheJail_walksFailTyped_closeRemovesTheWorkspace() {
+        Sandbox s = Jail.open();
+        Path workspace = Path.of(s.info().details().get("workspace"));
+        try {
+            ExecResult made = s.shell().run(ExecRequest.shell(
+                    "n=0; for i in $(seq 3000); do mkdir d && cd -P d || break; n=$i; done; echo needle > f; echo $n")
+                    .withTimeout(Duration.ofMinutes(3)));
+            assertThat(made.exitCode()).as(made.toString()).isZero();
+            assertThat(made.stdout().trim()).as("levels made").isEqualTo("3000");
+            assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+                for (org.assertj.core.api.ThrowableAssert.ThrowingCallable walk : java.util.List.<
+                        org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+                        () -> s.files().list("", Integer.MAX_VALUE, true),
+                        () -> s.files().grep("needle", ""),
+                        () -> s.files().find("", "f", java.util.List.of()))) {
+                    SandboxException e = catchThrowableOfType(walk, SandboxException.class);
+                    assertThat(e).as("a typed error, not StackOverflowError").isNotNull();
+                    assertThat(e.kind()).isEqualTo(ErrorKind.TOO_LARGE);
+                }
+            });
+        } finally {
+            long start = System.nanoTime();
+            s.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("close").isLessThan(Duration.ofSeconds(30));
+        }
+        assertThat(workspace).as("the workspace of a closed sandbox").doesNotExist();
+        assertThat(LocalSandbox.leftovers()).doesNotContain(workspace);
+    }
+
+    /**
+     * Issue 18 #3: leftovers are retried in the background, never on the thread of another sandbox's open or close.
+     * A mount point makes a directory undeletable for a while; a file put back into it stays until the background
+     * retry, and the directory goes once the mount is gone.
+     */
+    @Test
+    void leftoversAreRetriedInTheBackground_notOnTheCallersThread() throws Exception {
+        Assumptions.assumeTrue(Host.isRoot(), "needs root to mount a tmpfs");
+        Path dir = Files.createTempDirectory("sandbox4j-leftover");
+        Path mount = Files.createDirectory(dir.resolve("m"));
+        assertThat(new ProcessBuilder("mount", "-t", "tmpfs", "tmpfs", mount.toString()).start().waitFor()).isZero();
+        try {
+            LocalSandbox.deleteOrRemember(dir);
+            assertThat(LocalSandbox.leftovers()).contains(dir);
+            Path file = Files.writeString(dir.resolve("later.txt"), "x");
+            long start = System.nanoTime();
+            LocalSandbox.retryLeftovers();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
+            assertThat(file).as("not retried on the caller's thread").exists();
+        } finally {
+            assertThat(new ProcessBuilder("umount", mount.toString()).start().waitFor()).isZero();
+        }
+        long deadline = System.nanoTime() + Duration.ofMillis(LocalSandbox.LEFTOVER_RETRY_MILLIS * 3).toNanos();
+        while (Files.exists(dir) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(dir).as("deleted by the background retry").doesNotExist();
+        assertThat(LocalSandbox.leftovers()).doesNotContain(dir);
+    }
+}
