@@ -59,8 +59,8 @@ import java.util.regex.Pattern;
  * reach) and renamed into place relative to the open parent directory. That makes every write atomic and keeps
  * creation fd-relative. Special files are never opened; reads are capped.
  *
- * <p>Known limit: a FIFO swapped in between the type check and the open would block that one reading thread;
- * backends that let sandboxed code race the host should pause the sandbox around reads or accept it.
+ * <p>A FIFO swapped in between the type check and the open cannot block a call: files are opened so that the open
+ * cannot block, and refused when the opened descriptor is not seekable (see {@link #openRegularFile}).
  */
 public final class NioWorkspace implements FileSystem {
     private static final int MAX_LIST_ENTRIES = 100_000;
@@ -155,7 +155,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public byte[] readBytes(String path) {
-        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        return withRegularFile(path, (ch, display) -> {
             if (ch.size() > MAX_READ_BYTES) {
                 throw tooLarge(display, ch.size());
             }
@@ -172,7 +172,7 @@ public final class NioWorkspace implements FileSystem {
             throw new SandboxException(ErrorKind.TOO_LARGE, "length " + length + " is over the read cap of "
                     + MAX_READ_BYTES + " bytes");
         }
-        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        return withRegularFile(path, (ch, display) -> {
             ch.position(offset);
             ByteBuffer buf = ByteBuffer.allocate((int) Math.max(0, Math.min(length, ch.size() - offset)));
             while (buf.hasRemaining() && ch.read(buf) > 0) {
@@ -184,7 +184,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public void readTo(String path, OutputStream sink) {
-        withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        withRegularFile(path, (ch, display) -> {
             Channels.newInputStream(ch).transferTo(sink);
             return null;
         });
@@ -229,8 +229,8 @@ public final class NioWorkspace implements FileSystem {
             if (options.maxFileBytes > 0 && attrs.size() + content.length > options.maxFileBytes) {
                 throw tooLarge(rel, attrs.size() + content.length);
             }
-            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel),
-                    Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS))) {
+            try (SeekableByteChannel ch = openRegularFile(dir, p(name, rel), rel)) {
+                ch.position(ch.size()); // no O_APPEND: NIO refuses READ with APPEND, and read-write cannot block
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
@@ -742,8 +742,7 @@ public final class NioWorkspace implements FileSystem {
                     }
                 }
             } else if (attrs.isRegularFile()) {
-                try (SeekableByteChannel in = srcDir.newByteChannel(p(srcName, src),
-                        Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+                try (SeekableByteChannel in = openRegularFile(srcDir, p(srcName, src), src);
                      OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
                              StandardOpenOption.WRITE)) {
                     copyBounded(Channels.newInputStream(in), out, options.maxFileBytes, dst);
@@ -994,7 +993,7 @@ public final class NioWorkspace implements FileSystem {
         T apply(SeekableByteChannel channel, String display) throws IOException;
     }
 
-    private <T> T withRegularFile(String path, OpenOption mode, ChannelWork<T> work) {
+    private <T> T withRegularFile(String path, ChannelWork<T> work) {
         guard();
         String rel = WorkspacePaths.requireNonRoot(path);
         List<String> segments = WorkspacePaths.segments(rel);
@@ -1008,7 +1007,7 @@ public final class NioWorkspace implements FileSystem {
                 throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
             }
             requireRegular(attrs, rel);
-            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel), Set.of(mode, LinkOption.NOFOLLOW_LINKS))) {
+            try (SeekableByteChannel ch = openRegularFile(dir, p(name, rel), rel)) {
                 return work.apply(ch, rel);
             }
         } catch (IOException e) {
@@ -1016,6 +1015,130 @@ public final class NioWorkspace implements FileSystem {
         } catch (UncheckedIOException e) {
             throw translate(e.getCause(), rel);
         }
+    }
+
+    // ---------------------------------------------------------------- opening a file that may be swapped
+
+    private static final Set<OpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    /** How long the read-only fallback open may take before the file is refused. */
+    static final long FALLBACK_OPEN_MILLIS = 2_000;
+    /** Read-only opens left blocked (on a FIFO nobody can reach any more) after which the fallback refuses at once. */
+    static final int MAX_STUCK_OPENS = 8;
+    private static final java.util.concurrent.atomic.AtomicInteger STUCK_OPENS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Opens {@code name} in {@code dir} (a regular file a moment ago) without following a link and without being able
+     * to block, then proves through the opened descriptor that it is not a FIFO or socket. The type check on the
+     * name is not enough: sandboxed code can swap a FIFO in between the check and the open, and opening a FIFO
+     * read-only blocks until a writer comes, possibly forever (the FIFO may be unlinked meanwhile).
+     *
+     * <p>Java has no {@code O_NONBLOCK} open, so the file is opened read-write ({@code O_RDWR}): on Linux that never
+     * blocks on a FIFO, and it neither truncates nor changes a regular file (a watcher may see an open-for-write
+     * close event). Then {@code lseek} on the descriptor ({@link SeekableByteChannel#position()}) fails with ESPIPE
+     * for a FIFO or socket, which refuses it with {@link ErrorKind#PERMISSION_DENIED}; devices cannot be made by
+     * sandboxed code. Only when read-write is refused (a read-only file of another owner for a non-root host, a
+     * running executable) is the file opened read-only, on a helper thread given {@value #FALLBACK_OPEN_MILLIS} ms:
+     * past that the FIFO it found is opened read-write by name to release it, and the call is refused.
+     */
+    static SeekableByteChannel openRegularFile(SecureDirectoryStream<Path> dir, Path name, String rel)
+            throws IOException {
+        SeekableByteChannel ch;
+        try {
+            ch = dir.newByteChannel(name, READ_WRITE);
+        } catch (FileSystemException e) {
+            if (!writeRefused(e)) {
+                throw e;
+            }
+            ch = openReadOnlyBounded(dir, name, rel, FALLBACK_OPEN_MILLIS);
+        }
+        try {
+            ch.position(); // lseek: ESPIPE on a FIFO or socket
+            return ch;
+        } catch (IOException notSeekable) {
+            ch.close();
+            throw specialRefused(rel);
+        }
+    }
+
+    private static boolean writeRefused(FileSystemException e) {
+        String reason = e.getReason() == null ? "" : e.getReason();
+        return e instanceof AccessDeniedException || reason.contains("Text file busy")
+                || reason.contains("Read-only file system") || reason.contains("Operation not permitted");
+    }
+
+    /**
+     * The read-only open of the fallback, bounded: on a helper thread with a directory descriptor of its own (a
+     * blocked open holds its directory stream's lock, so the caller's must stay free to close).
+     */
+    static SeekableByteChannel openReadOnlyBounded(SecureDirectoryStream<Path> dir, Path name, String rel,
+                                                   long millis) throws IOException {
+        if (STUCK_OPENS.get() >= MAX_STUCK_OPENS) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, rel + ": cannot be opened safely now ("
+                    + MAX_STUCK_OPENS + " earlier opens are still blocked on FIFOs)");
+        }
+        SecureDirectoryStream<Path> own = dir.newDirectoryStream(name.getFileSystem().getPath("."),
+                LinkOption.NOFOLLOW_LINKS);
+        java.util.concurrent.CompletableFuture<SeekableByteChannel> opened = new java.util.concurrent.CompletableFuture<>();
+        Thread opener = new Thread(() -> {
+            try {
+                opened.complete(own.newByteChannel(name, READ_ONLY));
+            } catch (Throwable t) {
+                opened.completeExceptionally(t);
+            } finally {
+                closeQuietly(own);
+            }
+        }, "sandbox4j-file-open");
+        opener.setDaemon(true);
+        opener.start();
+        try {
+            return opened.get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException blocked) {
+            STUCK_OPENS.incrementAndGet();
+            opened.whenComplete((ch, e) -> {
+                STUCK_OPENS.decrementAndGet();
+                if (ch != null) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // released late: nobody wants it any more
+                    }
+                }
+            });
+            release(dir, name);
+            throw specialRefused(rel);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            if (e.getCause() instanceof RuntimeException) {
+                throw (RuntimeException) e.getCause();
+            }
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            release(dir, name);
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening " + rel, e);
+        }
+    }
+
+    /** Opens {@code name} read-write and closes it if it is a FIFO now: a reader blocked on it sees a writer come. */
+    private static void release(SecureDirectoryStream<Path> dir, Path name) {
+        try {
+            BasicFileAttributes a = attrs(dir, name);
+            if (a != null && a.isOther()) {
+                dir.newByteChannel(name, READ_WRITE).close();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // gone or swapped again: the blocked thread stays counted until something releases it
+        }
+    }
+
+    /** Read-only opens still blocked (for tests). */
+    static int stuckOpens() {
+        return STUCK_OPENS.get();
     }
 
     private void requireRegular(BasicFileAttributes attrs, String rel) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Sandbox;
@@ -80,5 +81,50 @@ class HardeningTest {
         }
         assertThat(dir).as("deleted by the background retry").doesNotExist();
         assertThat(LocalSandbox.leftovers()).doesNotContain(dir);
+    }
+
+    /**
+     * Issue 18 #2, the real race: a background command swaps a FIFO and a regular file under one name as fast as it
+     * can. Every readText returns promptly, with the file's content or PERMISSION_DENIED, never blocking.
+     */
+    @Test
+    void fifoSwappedInAfterTheTypeCheck_neverBlocksARead() throws Exception {
+        try (Sandbox s = Jail.open()) {
+            s.files().write("f", "x\n");
+            ExecHandle racer = s.shell().start(ExecRequest.shell(
+                    "while :; do mkfifo f.tmp; mv -f f.tmp f; echo x > f.reg; mv -f f.reg f; done")
+                    .withTimeout(Duration.ofMinutes(2)));
+            java.util.concurrent.ExecutorService reader = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "fifo-race-reader");
+                t.setDaemon(true); // a read blocked on a FIFO would never end
+                return t;
+            });
+            int read = 0;
+            int refused = 0;
+            try {
+                long end = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+                while (System.nanoTime() < end) {
+                    java.util.concurrent.Future<String> f = reader.submit(() -> s.files().readText("f"));
+                    try {
+                        assertThat(f.get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("x\n");
+                        read++;
+                    } catch (java.util.concurrent.TimeoutException e) {
+                        throw new AssertionError("readText blocked for 5 s on a FIFO swapped in after the check ("
+                                + read + " reads and " + refused + " refusals before)");
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        assertThat(e.getCause()).isInstanceOf(SandboxException.class);
+                        assertThat(((SandboxException) e.getCause()).kind()).as(e.getCause().toString())
+                                .isIn(ErrorKind.PERMISSION_DENIED, ErrorKind.NOT_FOUND);
+                        refused++;
+                    }
+                }
+            } finally {
+                reader.shutdownNow();
+                racer.kill();
+            }
+            System.err.println("fifo race: " + read + " reads, " + refused + " refusals");
+            assertThat(read).as("reads that found the regular file").isPositive();
+            assertThat(refused).as("reads that found the FIFO").isPositive();
+        }
     }
 }
