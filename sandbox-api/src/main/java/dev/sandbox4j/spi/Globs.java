@@ -63,14 +63,8 @@ public final class Globs {
     /** Adds the brace-free expansions of {@code glob} to {@code out}; an unclosed brace is closed at the end. */
     private static void expand(String original, String glob, List<String> out) {
         int open = -1;
-        for (int i = 0; i < glob.length(); i++) {
-            char c = glob.charAt(i);
-            if (c == '\\') {
-                i++;
-            } else if (c == '[') {
-                int close = classEnd(glob, i);
-                i = close < 0 ? i : close;
-            } else if (c == '{') {
+        for (int i = 0; i < glob.length(); i = next(glob, i)) {
+            if (glob.charAt(i) == '{') {
                 open = i;
                 break;
             }
@@ -87,14 +81,9 @@ public final class Globs {
         int depth = 0;
         int from = open + 1;
         int end = glob.length();
-        for (int i = open + 1; i < glob.length(); i++) {
+        for (int i = open + 1; i < glob.length(); i = next(glob, i)) {
             char c = glob.charAt(i);
-            if (c == '\\') {
-                i++;
-            } else if (c == '[') {
-                int close = classEnd(glob, i);
-                i = close < 0 ? i : close;
-            } else if (c == '{') {
+            if (c == '{') {
                 depth++;
             } else if (c == '}' && depth > 0) {
                 depth--;
@@ -112,6 +101,19 @@ public final class Globs {
         for (String option : options) {
             expand(original, head + option + tail, out);
         }
+    }
+
+    /** Where the scan for braces goes on after index {@code i}: past an escaped character or a whole class. */
+    private static int next(String glob, int i) {
+        char c = glob.charAt(i);
+        if (c == '\\') {
+            return i + 2;
+        }
+        if (c == '[') {
+            int close = classEnd(glob, i);
+            return close < 0 ? i + 1 : close + 1;
+        }
+        return i + 1;
     }
 
     /** Index of the {@code ]} closing the class opened at {@code open}, or -1 (then {@code [} is literal). */
