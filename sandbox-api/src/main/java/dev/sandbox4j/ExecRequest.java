@@ -114,17 +114,21 @@ public final class ExecRequest {
                 outputLimit);
     }
 
-    /** Adds one variable; the name must be a valid POSIX name. */
+    /**
+     * Adds one variable; the name must be a valid POSIX name and the value a string without NUL. A null name or
+     * value is an {@link IllegalArgumentException} like every other invalid variable, so a caller checks for one
+     * exception when the request is built, not for two.
+     */
     public ExecRequest withEnv(String name, String value) {
         Map<String, String> copy = new LinkedHashMap<>(env);
         copy.put(checkName(name), checkValue(value));
         return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
     }
 
-    /** Adds variables; names must be valid POSIX names. */
+    /** Adds variables; names must be valid POSIX names (same rules as {@link #withEnv(String, String)}). */
     public ExecRequest withEnv(Map<String, String> vars) {
         Map<String, String> copy = new LinkedHashMap<>(env);
-        vars.forEach((k, v) -> copy.put(checkName(k), checkValue(v)));
+        checkVars(vars).forEach((k, v) -> copy.put(checkName(k), checkValue(v)));
         return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
     }
 
@@ -160,15 +164,27 @@ public final class ExecRequest {
     }
 
     static String checkValue(String value) {
-        return checkNoNul(Objects.requireNonNull(value, "value"), "an environment value");
+        if (value == null) {
+            throw new IllegalArgumentException("an environment value is null; use \"\" for an empty value");
+        }
+        return checkNoNul(value, "an environment value");
     }
 
     static String checkName(String name) {
-        Objects.requireNonNull(name, "name");
+        if (name == null) {
+            throw new IllegalArgumentException("an environment variable name is null");
+        }
         if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
             throw new IllegalArgumentException("not a valid environment variable name: '" + name + "'");
         }
         return name;
+    }
+
+    static Map<String, String> checkVars(Map<String, String> vars) {
+        if (vars == null) {
+            throw new IllegalArgumentException("the map of environment variables is null");
+        }
+        return vars;
     }
 
     @Override

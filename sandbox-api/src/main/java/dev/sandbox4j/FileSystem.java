@@ -22,6 +22,11 @@ import java.util.List;
  *
  * <p><b>Sizes.</b> Whole-file reads are capped at {@link #MAX_READ_BYTES} ({@link ErrorKind#TOO_LARGE} beyond);
  * {@link #readTo} and {@link #write(String, InputStream)} stream files of any size.
+ *
+ * <p><b>Depth.</b> {@link #list}, {@link #find}, {@link #grep} and {@link #copy} walk at most 256 directory levels
+ * below where they start; a tree nested deeper (sandboxed code can make one thousands of levels deep) fails them with
+ * {@link ErrorKind#TOO_LARGE} instead of overflowing a stack or holding thousands of descriptors; list or search a
+ * subdirectory, or list a smaller depth. {@link #delete} with {@code recursive} removes a tree of any depth.
  */
 public interface FileSystem {
     /** The largest file {@link #readText(String)} and {@link #readBytes(String)} read whole: 32 MiB. */
@@ -85,7 +90,12 @@ public interface FileSystem {
      */
     List<String> find(String path, String glob, List<String> excludes);
 
-    /** Searches text files under {@code path} (or the file itself) for a Java regex, line by line. */
+    /**
+     * Searches text files under {@code path} (or the file itself) for a Java regex, line by line. The matching work
+     * is bounded (see {@link GrepOptions}): a pattern that would backtrack past the budget fails with
+     * {@link ErrorKind#INVALID_ARGUMENT} "pattern too expensive: ..." naming the file and line, within about
+     * 10 seconds at most, instead of never returning.
+     */
     List<GrepMatch> grep(String regex, String path, GrepOptions options);
 
     default List<GrepMatch> grep(String regex, String path) {
@@ -125,14 +135,18 @@ public interface FileSystem {
     /**
      * Replaces the one occurrence of {@code oldText} with {@code newText}. Fails with {@link ErrorKind#NO_MATCH}
      * when it does not occur and {@link ErrorKind#AMBIGUOUS_MATCH} when it occurs more than once (the message says
-     * how many times), changing nothing.
+     * how many times), changing nothing. The file must be valid UTF-8: otherwise it fails with
+     * {@link ErrorKind#INVALID_ARGUMENT} (message {@code "not UTF-8 text: <path> has a byte that is not UTF-8 at
+     * offset <n>; ..."}, the offset of the first bad byte) and the file stays byte for byte as it was, because
+     * writing back a lossy decoding would change bytes the edit never meant to touch.
      */
     EditResult replace(String path, String oldText, String newText);
 
     /**
      * Applies several exact-text edits in order, each to the result of the ones before, atomically: all or none.
      * Each {@link Edit#oldText()} must occur exactly once at its turn. With {@code dryRun} the file is not touched
-     * and the diff shows what would change.
+     * and the diff shows what would change. Content that is not valid UTF-8 fails as in {@link #replace}, dry run
+     * or not.
      */
     EditResult edit(String path, List<Edit> edits, boolean dryRun);
 }

@@ -153,7 +153,7 @@ public final class SandboxSpec {
         }
 
         public Builder env(Map<String, String> vars) {
-            vars.forEach(this::env);
+            ExecRequest.checkVars(vars).forEach(this::env);
             return this;
         }
 

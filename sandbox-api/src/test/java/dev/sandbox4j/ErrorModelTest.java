@@ -85,4 +85,27 @@ class ErrorModelTest {
         assertThat(spec.env()).containsEntry("A", "1");
         assertThat(SandboxSpec.defaults().outputLimit()).isEqualTo(15_000);
     }
+
+    @Test
+    void nullEnvNamesAndValues_areIllegalArguments_likeEveryOtherInvalidVariable() {
+        java.util.Map<String, String> nullValue = new java.util.HashMap<>();
+        nullValue.put("X", null);
+        java.util.Map<String, String> nullName = new java.util.HashMap<>();
+        nullName.put(null, "x");
+        java.util.List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls = java.util.List.of(
+                () -> ExecRequest.shell("true").withEnv("X", null),
+                () -> ExecRequest.shell("true").withEnv(null, "x"),
+                () -> ExecRequest.shell("true").withEnv(nullValue),
+                () -> ExecRequest.shell("true").withEnv(nullName),
+                () -> ExecRequest.shell("true").withEnv((java.util.Map<String, String>) null),
+                () -> SandboxSpec.builder().env("X", null),
+                () -> SandboxSpec.builder().env(null, "x"),
+                () -> SandboxSpec.builder().env(nullValue),
+                () -> SandboxSpec.builder().env(nullName),
+                () -> SandboxSpec.builder().env((java.util.Map<String, String>) null));
+        for (int i = 0; i < calls.size(); i++) {
+            assertThatThrownBy(calls.get(i)).as("call %d", i).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("null");
+        }
+    }
 }

@@ -39,6 +39,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -46,7 +47,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -59,11 +59,15 @@ import java.util.regex.Pattern;
  * reach) and renamed into place relative to the open parent directory. That makes every write atomic and keeps
  * creation fd-relative. Special files are never opened; reads are capped.
  *
- * <p>Known limit: a FIFO swapped in between the type check and the open would block that one reading thread;
- * backends that let sandboxed code race the host should pause the sandbox around reads or accept it.
+ * <p>A FIFO swapped in between the type check and the open cannot block a call: files are opened so that the open
+ * cannot block, and refused when the opened descriptor is not seekable (see {@link #openRegularFile}).
  */
 public final class NioWorkspace implements FileSystem {
     private static final int MAX_LIST_ENTRIES = 100_000;
+    /** Directory levels a list, find, grep or copy walks below its start; deeper fails with TOO_LARGE. */
+    static final int MAX_WALK_DEPTH = 256;
+    /** Directories open at once while deleting a tree (deeper subtrees are moved up, not descended into). */
+    private static final int DELETE_OPEN_DIRS = 32;
     private static final long GREP_MAX_FILE_BYTES = 16L << 20;
     private static final int GREP_MAX_LINE = 2_000;
 
@@ -151,7 +155,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public byte[] readBytes(String path) {
-        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        return withRegularFile(path, (ch, display) -> {
             if (ch.size() > MAX_READ_BYTES) {
                 throw tooLarge(display, ch.size());
             }
@@ -168,7 +172,7 @@ public final class NioWorkspace implements FileSystem {
             throw new SandboxException(ErrorKind.TOO_LARGE, "length " + length + " is over the read cap of "
                     + MAX_READ_BYTES + " bytes");
         }
-        return withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        return withRegularFile(path, (ch, display) -> {
             ch.position(offset);
             ByteBuffer buf = ByteBuffer.allocate((int) Math.max(0, Math.min(length, ch.size() - offset)));
             while (buf.hasRemaining() && ch.read(buf) > 0) {
@@ -180,7 +184,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public void readTo(String path, OutputStream sink) {
-        withRegularFile(path, StandardOpenOption.READ, (ch, display) -> {
+        withRegularFile(path, (ch, display) -> {
             Channels.newInputStream(ch).transferTo(sink);
             return null;
         });
@@ -225,8 +229,8 @@ public final class NioWorkspace implements FileSystem {
             if (options.maxFileBytes > 0 && attrs.size() + content.length > options.maxFileBytes) {
                 throw tooLarge(rel, attrs.size() + content.length);
             }
-            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel),
-                    Set.of(StandardOpenOption.WRITE, StandardOpenOption.APPEND, LinkOption.NOFOLLOW_LINKS))) {
+            try (SeekableByteChannel ch = openRegularFile(dir, p(name, rel), rel)) {
+                ch.position(ch.size()); // no O_APPEND: NIO refuses READ with APPEND, and read-write cannot block
                 ByteBuffer buf = ByteBuffer.wrap(content);
                 while (buf.hasRemaining()) {
                     ch.write(buf);
@@ -462,6 +466,7 @@ public final class NioWorkspace implements FileSystem {
             Collections.sort(files);
         }
         List<GrepMatch> matches = new ArrayList<>();
+        BoundedMatcher matcher = new BoundedMatcher(pattern);
         for (String file : files) {
             byte[] bytes;
             try {
@@ -475,8 +480,7 @@ public final class NioWorkspace implements FileSystem {
             List<String> lines = TextEdits.lines(new String(bytes, StandardCharsets.UTF_8));
             for (int i = 0; i < lines.size(); i++) {
                 String line = stripTerminator(lines.get(i));
-                Matcher m = pattern.matcher(line);
-                if (m.find()) {
+                if (matcher.find(line, file, i + 1)) {
                     matches.add(new GrepMatch(file, i + 1,
                             line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
                     if (matches.size() >= options.maxResults()) {
@@ -522,24 +526,86 @@ public final class NioWorkspace implements FileSystem {
         return names;
     }
 
-    private void walk(SecureDirectoryStream<Path> dir, String rel, int depth, Visitor visitor) throws IOException {
-        List<Path> names = entries(dir);
-        names.sort((a, b) -> a.toString().compareTo(b.toString()));
-        for (Path name : names) {
-            String childRel = WorkspacePaths.child(rel, name.toString());
-            BasicFileAttributes attrs = attrs(dir, name);
-            if (attrs == null) {
-                continue; // deleted meanwhile
-            }
-            FileInfo info = info(childRel, attrs);
-            boolean descend = visitor.visit(info, attrs);
-            if (descend && depth > 1 && attrs.isDirectory()) {
-                try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                    walk(child, childRel, depth - 1, visitor);
+    /** One open directory of an iterative walk, with the names still to visit. */
+    private static final class Frame {
+        final SecureDirectoryStream<Path> dir;
+        final Path name;
+        final String rel;
+        final ArrayDeque<Path> names;
+
+        Frame(SecureDirectoryStream<Path> dir, Path name, String rel, List<Path> names) {
+            this.dir = dir;
+            this.name = name;
+            this.rel = rel;
+            this.names = new ArrayDeque<>(names);
+        }
+    }
+
+    /**
+     * Visits the tree under {@code top} (pre-order, names sorted), down to {@code depth} levels, without recursion:
+     * a tree thousands of levels deep cannot overflow the stack. At most {@link #MAX_WALK_DEPTH} directories are open
+     * at once; a walk asked to go deeper than that fails with {@link ErrorKind#TOO_LARGE}. {@code top} stays open.
+     */
+    private void walk(SecureDirectoryStream<Path> top, String rel, int depth, Visitor visitor) throws IOException {
+        ArrayDeque<Frame> stack = new ArrayDeque<>();
+        stack.push(new Frame(top, null, rel, sorted(entries(top))));
+        try {
+            while (!stack.isEmpty()) {
+                Frame frame = stack.peek();
+                Path name = frame.names.poll();
+                if (name == null) {
+                    stack.pop();
+                    if (frame.dir != top) {
+                        frame.dir.close();
+                    }
+                    continue;
+                }
+                String childRel = WorkspacePaths.child(frame.rel, name.toString());
+                BasicFileAttributes attrs = attrs(frame.dir, name);
+                if (attrs == null) {
+                    continue; // deleted meanwhile
+                }
+                boolean descend = visitor.visit(info(childRel, attrs), attrs);
+                if (!descend || stack.size() >= depth || !attrs.isDirectory()) {
+                    continue;
+                }
+                if (stack.size() >= MAX_WALK_DEPTH) {
+                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at " + childRel
+                            + "); list or search a subdirectory, or list a smaller depth");
+                }
+                SecureDirectoryStream<Path> child;
+                try {
+                    child = frame.dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
                 } catch (NoSuchFileException | NotDirectoryException | FileSystemLoopException vanished) {
-                    // replaced meanwhile: never followed, just skipped
+                    continue; // replaced meanwhile: never followed, just skipped
+                }
+                try {
+                    stack.push(new Frame(child, name, childRel, sorted(entries(child))));
+                } catch (RuntimeException e) {
+                    child.close();
+                    throw e;
                 }
             }
+        } finally {
+            for (Frame frame : stack) {
+                if (frame.dir != top) {
+                    closeQuietly(frame.dir);
+                }
+            }
+        }
+    }
+
+    private static List<Path> sorted(List<Path> names) {
+        names.sort((a, b) -> a.toString().compareTo(b.toString()));
+        return names;
+    }
+
+    private static void closeQuietly(SecureDirectoryStream<Path> dir) {
+        try {
+            dir.close();
+        } catch (IOException ignored) {
+            // closing a directory descriptor: nothing to recover
         }
     }
 
@@ -573,7 +639,14 @@ public final class NioWorkspace implements FileSystem {
             if (existing != null && existing.isDirectory()) {
                 deleteTree(dstDir, dstName, dst); // overwrite asked, and the target is an empty directory
             }
-            copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst);
+            try {
+                copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst, 0);
+            } catch (IOException | RuntimeException e) {
+                if (srcAttrs.isDirectory()) {
+                    removePartialCopy(dstDir, dstName); // the target was absent or an empty directory
+                }
+                throw e;
+            }
         });
     }
 
@@ -625,8 +698,26 @@ public final class NioWorkspace implements FileSystem {
         }
     }
 
+    /** A failed directory copy leaves nothing: what it made so far is deleted (best effort). */
+    private void removePartialCopy(SecureDirectoryStream<Path> dstDir, String dstName) {
+        try {
+            BasicFileAttributes made = attrs(dstDir, dstName);
+            if (made != null && made.isDirectory()) {
+                deleteTree(dstDir, p(dstName, dstName), null);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the original failure is what the caller needs to see
+        }
+    }
+
+    /** Copies one entry; recursion is bounded by {@link #MAX_WALK_DEPTH} (TOO_LARGE deeper). */
     private void copyEntry(SecureDirectoryStream<Path> srcDir, String srcName, String src, BasicFileAttributes attrs,
-                           SecureDirectoryStream<Path> dstDir, String dstName, String dst) throws IOException {
+                           SecureDirectoryStream<Path> dstDir, String dstName, String dst, int depth)
+            throws IOException {
+        if (attrs.isDirectory() && depth >= MAX_WALK_DEPTH) {
+            throw new SandboxException(ErrorKind.TOO_LARGE, src + " is nested deeper than " + MAX_WALK_DEPTH
+                    + " directory levels below the copied directory; nothing was copied");
+        }
         Path temp = newStagingPath();
         try {
             if (attrs.isSymbolicLink()) {
@@ -645,13 +736,13 @@ public final class NioWorkspace implements FileSystem {
                         String name = entry.toString();
                         BasicFileAttributes childAttrs = attrs(from, name);
                         if (childAttrs != null) {
-                            copyEntry(from, name, src + "/" + name, childAttrs, into, name, dst + "/" + name);
+                            copyEntry(from, name, src + "/" + name, childAttrs, into, name, dst + "/" + name,
+                                    depth + 1);
                         }
                     }
                 }
             } else if (attrs.isRegularFile()) {
-                try (SeekableByteChannel in = srcDir.newByteChannel(p(srcName, src),
-                        Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+                try (SeekableByteChannel in = openRegularFile(srcDir, p(srcName, src), src);
                      OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
                              StandardOpenOption.WRITE)) {
                     copyBounded(Channels.newInputStream(in), out, options.maxFileBytes, dst);
@@ -697,24 +788,130 @@ public final class NioWorkspace implements FileSystem {
     }
 
     private void deleteTree(SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
-        deleteTree(dir, p(name, rel), rel);
+        deleteTree(dir, p(name, rel), null);
     }
 
-    private void deleteTree(SecureDirectoryStream<Path> dir, Path name, String rel) throws IOException {
-        try (SecureDirectoryStream<Path> child = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-            for (Path n : entries(child)) {
-                BasicFileAttributes a = attrs(child, n);
+    /**
+     * Deletes directory {@code dir} and everything under it, of any depth, never following a link (links are removed,
+     * never their targets), holding at most {@value #DELETE_OPEN_DIRS} directory descriptors. For the host-side
+     * cleanup of a closed sandbox's directories: sandboxed code may have left a tree thousands of levels deep, longer
+     * than PATH_MAX, which a recursive, path-based delete can neither reach nor survive (stack overflow).
+     * Directories are made writable by their owner first, so one the sandbox made read-only is deleted too.
+     *
+     * @throws IOException what stopped the deletion (the rest may be left; call again to retry)
+     */
+    public static void deleteTree(Path dir) throws IOException {
+        Path absolute = dir.toAbsolutePath();
+        Path parent = absolute.getParent();
+        if (parent == null) {
+            throw new IOException("refusing to delete a file system root: " + dir);
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(parent)) {
+            if (!(ds instanceof SecureDirectoryStream)) {
+                throw new IOException("no SecureDirectoryStream on the file system of " + dir);
+            }
+            SecureDirectoryStream<Path> in = (SecureDirectoryStream<Path>) ds;
+            Path name = absolute.getFileName();
+            BasicFileAttributes attrs = attrs(in, name);
+            if (attrs == null) {
+                return;
+            }
+            if (!attrs.isDirectory()) {
+                in.deleteFile(name);
+                return;
+            }
+            // by path only when not root: root needs no chmod, and a path could be swapped for a link to a host
+            // file by a process still running; a non-root JVM can only chmod files it owns anyway
+            Path hostPath = isRoot() ? null : absolute;
+            makeOwnerWritable(in, name, hostPath);
+            deleteTree(in, name, hostPath);
+        }
+    }
+
+    /**
+     * The iterative delete: a depth-first walk with an explicit stack of at most {@value #DELETE_OPEN_DIRS} open
+     * directories; a subtree deeper than that is renamed up into the top directory (same file system, fd-relative)
+     * and deleted from there, so neither the stack, the descriptors nor a path ever grows with the depth.
+     * {@code hostPath}, when not null, is the tree's absolute path, used only to make read-only directories writable.
+     */
+    private static void deleteTree(SecureDirectoryStream<Path> parent, Path name, Path hostPath) throws IOException {
+        SecureDirectoryStream<Path> top = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+        ArrayDeque<Frame> stack = new ArrayDeque<>();
+        try {
+            Frame root = new Frame(top, name, "", entries(top));
+            stack.push(root);
+            while (!stack.isEmpty()) {
+                Frame frame = stack.peek();
+                Path n = frame.names.poll();
+                if (n == null) {
+                    stack.pop();
+                    frame.dir.close();
+                    if (frame != root) {
+                        stack.peek().dir.deleteDirectory(frame.name);
+                    }
+                    continue;
+                }
+                BasicFileAttributes a = attrs(frame.dir, n);
                 if (a == null) {
                     continue;
                 }
-                if (a.isDirectory()) {
-                    deleteTree(child, n, rel + "/" + n);
+                if (!a.isDirectory()) {
+                    frame.dir.deleteFile(n);
+                } else if (stack.size() >= DELETE_OPEN_DIRS) {
+                    Path up = n.getFileSystem().getPath(".sbx-deep-" + UUID.randomUUID());
+                    frame.dir.move(n, top, up);
+                    root.names.add(up);
                 } else {
-                    child.deleteFile(n);
+                    String rel = frame.rel.isEmpty() ? n.toString() : frame.rel + "/" + n;
+                    if (hostPath != null) {
+                        makeOwnerWritable(frame.dir, n, hostPath.resolve(rel));
+                    }
+                    SecureDirectoryStream<Path> child = frame.dir.newDirectoryStream(n, LinkOption.NOFOLLOW_LINKS);
+                    try {
+                        stack.push(new Frame(child, n, rel, entries(child)));
+                    } catch (RuntimeException e) {
+                        child.close();
+                        throw e;
+                    }
                 }
             }
+        } finally {
+            for (Frame frame : stack) {
+                closeQuietly(frame.dir);
+            }
         }
-        dir.deleteDirectory(name);
+        parent.deleteDirectory(name);
+    }
+
+    private static boolean isRoot() {
+        try {
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid",
+                    LinkOption.NOFOLLOW_LINKS));
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Best effort: rwx for the owner on directory {@code name}, through the open parent, else by path if known. */
+    private static void makeOwnerWritable(SecureDirectoryStream<Path> dir, Path name, Path path) {
+        Set<PosixFilePermission> rwx = java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
+        try {
+            PosixFileAttributeView view = dir.getFileAttributeView(name, PosixFileAttributeView.class,
+                    LinkOption.NOFOLLOW_LINKS);
+            if (view != null) {
+                view.setPermissions(rwx);
+            }
+            return;
+        } catch (IOException | RuntimeException e) {
+            // a directory without read permission cannot be opened to chmod it: try its path
+        }
+        if (path != null) {
+            try {
+                Files.setPosixFilePermissions(path, rwx);
+            } catch (IOException | RuntimeException ignored) {
+                // root deletes anyway; otherwise the delete reports what is left
+            }
+        }
     }
 
     // ---------------------------------------------------------------- editing
@@ -723,7 +920,7 @@ public final class NioWorkspace implements FileSystem {
     public EditResult replace(String path, String oldText, String newText) {
         String rel = WorkspacePaths.requireNonRoot(path);
         Arguments.textToReplace(oldText, rel);
-        String before = readText(rel);
+        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
         String after = TextEdits.replaceUnique(rel, before, oldText, newText);
         write(rel, after);
         return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), 1, true);
@@ -733,7 +930,7 @@ public final class NioWorkspace implements FileSystem {
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = WorkspacePaths.requireNonRoot(path);
         Arguments.edits(edits, rel);
-        String before = readText(rel);
+        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
         String after = TextEdits.applyAll(rel, before, edits);
         if (!dryRun) {
             write(rel, after);
@@ -796,7 +993,7 @@ public final class NioWorkspace implements FileSystem {
         T apply(SeekableByteChannel channel, String display) throws IOException;
     }
 
-    private <T> T withRegularFile(String path, OpenOption mode, ChannelWork<T> work) {
+    private <T> T withRegularFile(String path, ChannelWork<T> work) {
         guard();
         String rel = WorkspacePaths.requireNonRoot(path);
         List<String> segments = WorkspacePaths.segments(rel);
@@ -810,7 +1007,7 @@ public final class NioWorkspace implements FileSystem {
                 throw new SandboxException(ErrorKind.IS_A_DIRECTORY, rel + " is a directory");
             }
             requireRegular(attrs, rel);
-            try (SeekableByteChannel ch = dir.newByteChannel(p(name, rel), Set.of(mode, LinkOption.NOFOLLOW_LINKS))) {
+            try (SeekableByteChannel ch = openRegularFile(dir, p(name, rel), rel)) {
                 return work.apply(ch, rel);
             }
         } catch (IOException e) {
@@ -818,6 +1015,130 @@ public final class NioWorkspace implements FileSystem {
         } catch (UncheckedIOException e) {
             throw translate(e.getCause(), rel);
         }
+    }
+
+    // ---------------------------------------------------------------- opening a file that may be swapped
+
+    private static final Set<OpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> READ_ONLY = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    /** How long the read-only fallback open may take before the file is refused. */
+    static final long FALLBACK_OPEN_MILLIS = 2_000;
+    /** Read-only opens left blocked (on a FIFO nobody can reach any more) after which the fallback refuses at once. */
+    static final int MAX_STUCK_OPENS = 8;
+    private static final java.util.concurrent.atomic.AtomicInteger STUCK_OPENS =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Opens {@code name} in {@code dir} (a regular file a moment ago) without following a link and without being able
+     * to block, then proves through the opened descriptor that it is not a FIFO or socket. The type check on the
+     * name is not enough: sandboxed code can swap a FIFO in between the check and the open, and opening a FIFO
+     * read-only blocks until a writer comes, possibly forever (the FIFO may be unlinked meanwhile).
+     *
+     * <p>Java has no {@code O_NONBLOCK} open, so the file is opened read-write ({@code O_RDWR}): on Linux that never
+     * blocks on a FIFO, and it neither truncates nor changes a regular file (a watcher may see an open-for-write
+     * close event). Then {@code lseek} on the descriptor ({@link SeekableByteChannel#position()}) fails with ESPIPE
+     * for a FIFO or socket, which refuses it with {@link ErrorKind#PERMISSION_DENIED}; devices cannot be made by
+     * sandboxed code. Only when read-write is refused (a read-only file of another owner for a non-root host, a
+     * running executable) is the file opened read-only, on a helper thread given {@value #FALLBACK_OPEN_MILLIS} ms:
+     * past that the FIFO it found is opened read-write by name to release it, and the call is refused.
+     */
+    static SeekableByteChannel openRegularFile(SecureDirectoryStream<Path> dir, Path name, String rel)
+            throws IOException {
+        SeekableByteChannel ch;
+        try {
+            ch = dir.newByteChannel(name, READ_WRITE);
+        } catch (FileSystemException e) {
+            if (!writeRefused(e)) {
+                throw e;
+            }
+            ch = openReadOnlyBounded(dir, name, rel, FALLBACK_OPEN_MILLIS);
+        }
+        try {
+            ch.position(); // lseek: ESPIPE on a FIFO or socket
+            return ch;
+        } catch (IOException notSeekable) {
+            ch.close();
+            throw specialRefused(rel);
+        }
+    }
+
+    private static boolean writeRefused(FileSystemException e) {
+        String reason = e.getReason() == null ? "" : e.getReason();
+        return e instanceof AccessDeniedException || reason.contains("Text file busy")
+                || reason.contains("Read-only file system") || reason.contains("Operation not permitted");
+    }
+
+    /**
+     * The read-only open of the fallback, bounded: on a helper thread with a directory descriptor of its own (a
+     * blocked open holds its directory stream's lock, so the caller's must stay free to close).
+     */
+    static SeekableByteChannel openReadOnlyBounded(SecureDirectoryStream<Path> dir, Path name, String rel,
+                                                   long millis) throws IOException {
+        if (STUCK_OPENS.get() >= MAX_STUCK_OPENS) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, rel + ": cannot be opened safely now ("
+                    + MAX_STUCK_OPENS + " earlier opens are still blocked on FIFOs)");
+        }
+        SecureDirectoryStream<Path> own = dir.newDirectoryStream(name.getFileSystem().getPath("."),
+                LinkOption.NOFOLLOW_LINKS);
+        java.util.concurrent.CompletableFuture<SeekableByteChannel> opened = new java.util.concurrent.CompletableFuture<>();
+        Thread opener = new Thread(() -> {
+            try {
+                opened.complete(own.newByteChannel(name, READ_ONLY));
+            } catch (Throwable t) {
+                opened.completeExceptionally(t);
+            } finally {
+                closeQuietly(own);
+            }
+        }, "sandbox4j-file-open");
+        opener.setDaemon(true);
+        opener.start();
+        try {
+            return opened.get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException blocked) {
+            STUCK_OPENS.incrementAndGet();
+            opened.whenComplete((ch, e) -> {
+                STUCK_OPENS.decrementAndGet();
+                if (ch != null) {
+                    try {
+                        ch.close();
+                    } catch (IOException ignored) {
+                        // released late: nobody wants it any more
+                    }
+                }
+            });
+            release(dir, name);
+            throw specialRefused(rel);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            if (e.getCause() instanceof RuntimeException) {
+                throw (RuntimeException) e.getCause();
+            }
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            release(dir, name);
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening " + rel, e);
+        }
+    }
+
+    /** Opens {@code name} read-write and closes it if it is a FIFO now: a reader blocked on it sees a writer come. */
+    private static void release(SecureDirectoryStream<Path> dir, Path name) {
+        try {
+            BasicFileAttributes a = attrs(dir, name);
+            if (a != null && a.isOther()) {
+                dir.newByteChannel(name, READ_WRITE).close();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // gone or swapped again: the blocked thread stays counted until something releases it
+        }
+    }
+
+    /** Read-only opens still blocked (for tests). */
+    static int stuckOpens() {
+        return STUCK_OPENS.get();
     }
 
     private void requireRegular(BasicFileAttributes attrs, String rel) {

@@ -3,6 +3,12 @@ package dev.sandbox4j.spi;
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.SandboxException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,6 +22,30 @@ public final class TextEdits {
     private static final long MAX_LCS_CELLS = 4_000_000L;
 
     private TextEdits() {
+    }
+
+    /**
+     * {@code bytes} decoded as strict UTF-8, for {@code replace} and {@code edit}: text that does not decode exactly
+     * would be written back with U+FFFD in place of the bad bytes, silently changing bytes the edit never touched.
+     *
+     * @throws SandboxException {@link ErrorKind#INVALID_ARGUMENT}, message {@code "not UTF-8 text: <path> has a byte
+     *     that is not UTF-8 at offset <n>; ..."}, naming the offset of the first bad byte
+     */
+    public static String decodeUtf8(String path, byte[] bytes) {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult result = decoder.decode(in, out, true);
+        if (result.isUnderflow()) {
+            result = decoder.flush(out);
+        }
+        if (result.isError()) {
+            throw Arguments.invalid("not UTF-8 text: " + path + " has a byte that is not UTF-8 at offset "
+                    + in.position() + "; replace and edit change UTF-8 text only (write the bytes instead)");
+        }
+        return out.flip().toString();
     }
 
     /** Occurrences of {@code needle} in {@code text}, counted without overlap. */

@@ -113,6 +113,54 @@ class NioWorkspaceHostTest {
         });
     }
 
+    /**
+     * Issue 18 #2, the primitive: the name was a regular file when it was checked, a FIFO by the time it is opened.
+     * The open must neither block nor hand out the FIFO: PERMISSION_DENIED, at once.
+     */
+    @Test
+    void openRegularFile_onAFifoSwappedInAfterTheCheck_refusesWithoutBlocking() throws Exception {
+        assertThat(new ProcessBuilder("mkfifo", workspace.resolve("f").toString()).start().waitFor()).isZero();
+        Files.writeString(workspace.resolve("regular.txt"), "ok");
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+            try (java.nio.file.SecureDirectoryStream<Path> dir = secureRoot()) {
+                assertKind(() -> NioWorkspace.openRegularFile(dir, Path.of("f"), "f"), ErrorKind.PERMISSION_DENIED);
+                try (var ch = NioWorkspace.openRegularFile(dir, Path.of("regular.txt"), "regular.txt")) {
+                    assertThat(ch.size()).isEqualTo(2);
+                }
+            }
+        }, "opening a FIFO must not block");
+        assertThat(Files.readString(workspace.resolve("regular.txt"))).as("read-write open changes nothing")
+                .isEqualTo("ok");
+    }
+
+    /**
+     * The read-only fallback (for files the host may not open read-write) is bounded too: a FIFO found there is
+     * released by a read-write open of its name, and the call refused within the fallback's time.
+     */
+    @Test
+    void openReadOnlyBounded_onAFifo_refusesInTime_andReleasesTheBlockedOpen() throws Exception {
+        assertThat(new ProcessBuilder("mkfifo", workspace.resolve("f").toString()).start().waitFor()).isZero();
+        int stuckBefore = NioWorkspace.stuckOpens();
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+            try (java.nio.file.SecureDirectoryStream<Path> dir = secureRoot()) {
+                long start = System.nanoTime();
+                assertKind(() -> NioWorkspace.openReadOnlyBounded(dir, Path.of("f"), "f", 300),
+                        ErrorKind.PERMISSION_DENIED);
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+            } // the caller's directory closes even though its open blocked
+        });
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (NioWorkspace.stuckOpens() > stuckBefore && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(NioWorkspace.stuckOpens()).as("the blocked open was released").isEqualTo(stuckBefore);
+    }
+
+    @SuppressWarnings("unchecked")
+    private java.nio.file.SecureDirectoryStream<Path> secureRoot() throws IOException {
+        return (java.nio.file.SecureDirectoryStream<Path>) Files.newDirectoryStream(workspace);
+    }
+
     @Test
     void devZeroLink_neverReadIntoMemory() throws IOException {
         Files.createSymbolicLink(workspace.resolve("zero"), Path.of("/dev/zero"));

@@ -31,7 +31,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -362,29 +361,60 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     /**
      * Directories of this JVM that could not be deleted when their sandbox failed to open or closed (for example
-     * out of file descriptors mid-walk); retried on every open and close, so a transient failure does not leak them
-     * until this JVM dies (after which the janitor would reap them).
+     * out of file descriptors mid-walk), with the number of attempts so far. They are retried on a background thread,
+     * never on the thread of an open or close: one sandbox's leftovers must not slow another's close. A retry pass
+     * runs at most once every {@link #LEFTOVER_RETRY_MILLIS} ms; a directory is given up after
+     * {@link #LEFTOVER_ATTEMPTS} attempts (this JVM's exit tries once more, and the janitor of a later JVM reaps it).
      */
-    private static final Set<Path> LEFTOVERS = ConcurrentHashMap.newKeySet();
+    private static final Map<Path, Integer> LEFTOVERS = new ConcurrentHashMap<>();
+    static final long LEFTOVER_RETRY_MILLIS = 5_000;
+    static final int LEFTOVER_ATTEMPTS = 12;
+    private static final AtomicBoolean RETRY_PENDING = new AtomicBoolean();
+    private static final ScheduledExecutorService LEFTOVER_RETRIES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sandbox4j-local-leftovers");
+        t.setDaemon(true);
+        return t;
+    });
 
     private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
 
     static void deleteOrRemember(Path dir) {
         if (dir != null && !deleteTree(dir)) {
-            LEFTOVERS.add(dir);
+            LEFTOVERS.putIfAbsent(dir, 1);
             if (EXIT_HOOK.compareAndSet(false, true)) {
                 // a JVM that never opens or closes another sandbox still tries once more on its way out
-                Runtime.getRuntime().addShutdownHook(new Thread(LocalSandbox::retryLeftovers, "sandbox4j-local-exit"));
+                Runtime.getRuntime().addShutdownHook(new Thread(LocalSandbox::retryLeftoversNow,
+                        "sandbox4j-local-exit"));
+            }
+            retryLeftovers();
+        }
+    }
+
+    /** Schedules a background retry pass of the leftovers, unless one is pending; returns at once. */
+    static void retryLeftovers() {
+        if (!LEFTOVERS.isEmpty() && RETRY_PENDING.compareAndSet(false, true)) {
+            LEFTOVER_RETRIES.schedule(() -> {
+                RETRY_PENDING.set(false);
+                retryLeftoversNow();
+                retryLeftovers();
+            }, LEFTOVER_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** One retry pass, on the calling thread: deletes what it can, forgets what was tried too often. */
+    static void retryLeftoversNow() {
+        for (Path dir : List.copyOf(LEFTOVERS.keySet())) {
+            if (deleteTree(dir)) {
+                LEFTOVERS.remove(dir);
+            } else if (LEFTOVERS.merge(dir, 1, Integer::sum) > LEFTOVER_ATTEMPTS) {
+                LEFTOVERS.remove(dir); // left to the janitor of a later JVM
             }
         }
     }
 
-    static void retryLeftovers() {
-        for (Path dir : List.copyOf(LEFTOVERS)) {
-            if (deleteTree(dir)) {
-                LEFTOVERS.remove(dir);
-            }
-        }
+    /** The directories waiting for a retry (for tests). */
+    static Set<Path> leftovers() {
+        return Set.copyOf(LEFTOVERS.keySet());
     }
 
     private static List<String> bwrapArgs(SandboxSpec spec, ResourceLimits limits, Path ws, Path agentDir,
@@ -1068,44 +1098,21 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     /**
-     * Deletes {@code root} and everything under it, never following links (links are removed, never their targets);
-     * whether nothing is left. Holds one directory descriptor at a time (a directory is listed and closed before its
-     * children are visited), so it still works in a JVM at its descriptor limit, where a failed open cleans up.
+     * Deletes {@code root} and everything under it, of any depth, never following links (links are removed, never
+     * their targets); whether nothing is left. Iterative and descriptor-relative, holding a bounded number of
+     * directory descriptors (see {@link NioWorkspace#deleteTree(Path)}), so a tree sandboxed code nested thousands of
+     * levels deep is deleted too, and a JVM at its descriptor limit still cleans up a failed open.
      */
     static boolean deleteTree(Path root) {
         if (root == null) {
             return true;
         }
         try {
-            deleteRecursively(root);
+            NioWorkspace.deleteTree(root);
         } catch (IOException | RuntimeException ignored) {
             // reported by the return value: the caller remembers the directory and retries
         }
         return !Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static void deleteRecursively(Path p) throws IOException {
-        BasicFileAttributes a;
-        try {
-            a = Files.readAttributes(p, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        } catch (java.nio.file.NoSuchFileException gone) {
-            return;
-        }
-        if (a.isDirectory()) {
-            try {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwx------"));
-            } catch (IOException | RuntimeException ignored) {
-                // root can delete anyway
-            }
-            List<Path> children;
-            try (java.util.stream.Stream<Path> s = Files.list(p)) {
-                children = s.collect(Collectors.toList());
-            }
-            for (Path c : children) {
-                deleteRecursively(c);
-            }
-        }
-        Files.deleteIfExists(p);
     }
 
     @Override

@@ -441,6 +441,40 @@ public interface FileSystemContract extends FileSystemSecurityContract {
                 new GrepMatch("src/b.py", 2, "def helper(): pass"));
     }
 
+    /**
+     * Issue 18: {@code (a+)+$} on 50,000 {@code a}s and a {@code !} never returned. Every backend bounds the regex
+     * work (see {@link GrepOptions}) and fails with INVALID_ARGUMENT "pattern too expensive", naming file and line,
+     * returning nothing partial; an ordinary pattern on the same line still matches.
+     */
+    @Test
+    default void grep_catastrophicBacktracking_failsPatternTooExpensiveInBoundedTime(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        fs.write("a.txt", "harmless\n");
+        fs.write("r.txt", "ok\n" + "a".repeat(50_000) + "!");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+            for (String path : List.of("", "r.txt")) {
+                SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.grep("(a+)+$", path));
+                assertThat(e.getMessage()).startsWith("pattern too expensive").contains("r.txt").contains("line 2");
+            }
+            assertThat(fs.grep("a+!$", "")).extracting(GrepMatch::path, GrepMatch::lineNumber)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("r.txt", 2));
+        }, "grep must give up on a catastrophic pattern instead of hanging");
+    }
+
+    /** Globs are matched without backtracking: many stars against a long name answer at once. */
+    @Test
+    default void find_manyStarsOnLongName_answersPromptly(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String name = "a".repeat(200);
+        fs.write(name, "x");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a*b", List.of())).isEmpty();
+            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a", List.of())).containsExactly(name);
+            assertThat(fs.grep("x", "", GrepOptions.defaults().withIncludes("*a*a*a*a*a*a*a*a*a*a*a*a*b")))
+                    .isEmpty();
+        }, "a glob must not backtrack");
+    }
+
     @Test
     default void grep_singleFile_searchesOnlyIt(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
@@ -731,6 +765,42 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         assertThat(fs.readText("keep.txt")).isEqualTo("k");
     }
 
+    // ---- very deep trees ----------------------------------------------------------------------------------------
+
+    /**
+     * Issue 18: a tree thousands of levels deep made list and grep throw StackOverflowError. Walks are iterative and
+     * capped at 256 levels (TOO_LARGE beyond, documented on {@link FileSystem}); a recursive delete removes any depth.
+     * The tree (about 2,800 levels) is built through the API alone: two chains, one moved to the bottom of the other.
+     */
+    @Test
+    default void deepTree_walksFailTooLarge_deleteRemovesIt(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String chain = "d/".repeat(1400);
+        fs.mkdirs("p/" + chain);
+        fs.write("q/" + chain + "needle.txt", "needle\n");
+        fs.move("q", "p/" + chain + "q");
+        fs.write("top.txt", "needle\n");
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
+            List<ThrowingCallable> walks = List.of(
+                    () -> fs.list("", Integer.MAX_VALUE, true),
+                    () -> fs.list("p", 300, false),
+                    () -> fs.find("", "*.txt", List.of()),
+                    () -> fs.grep("needle", ""),
+                    () -> fs.copy("p", "copy"));
+            for (ThrowingCallable walk : walks) {
+                SandboxException e = expectError(ErrorKind.TOO_LARGE, walk);
+                assertThat(e.getMessage()).contains("deeper than 256");
+            }
+            assertThat(fs.exists("copy")).as("a failed copy leaves nothing").isFalse();
+            assertThat(paths(fs.list("", 3, true))).containsExactly("p", "p/d", "p/d/d", "top.txt");
+            assertThat(paths(fs.list("p", 256, true))).hasSize(256);
+            assertThat(grepPaths(fs.grep("needle", "top.txt"))).containsExactly("top.txt");
+            fs.delete("p", true);
+            assertThat(fs.exists("p")).isFalse();
+            assertThat(paths(fs.list("", Integer.MAX_VALUE, true))).containsExactly("top.txt");
+        }, "walks of a deep tree must end");
+    }
+
     // ---- replace and edit -------------------------------------------------------------------------------------
 
     @Test
@@ -743,6 +813,31 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         assertThat(result.edits()).isEqualTo(1);
         assertThat(result.applied()).isTrue();
         assertThat(result.diff()).contains("-    return 1").contains("+    return 2");
+    }
+
+    /**
+     * Issue 18: a lossy decoding written back turned {@code 41 ff 42} into {@code 43 ef bf bd 42}. Content that is not
+     * UTF-8 is refused by replace, edit and dry runs, naming the file and the offset of the first bad byte.
+     */
+    @Test
+    default void replaceAndEdit_notUtf8_failInvalidArgumentAndKeepEveryByte(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        byte[] bytes = {0x41, (byte) 0xff, 0x42};
+        byte[] late = {0x41, 0x0a, 0x42, (byte) 0xc3, 0x28, 0x0a}; // a truncated sequence at offset 3
+        fs.write("bin.dat", bytes);
+        fs.write("late.txt", late);
+        List<ThrowingCallable> calls = List.of(
+                () -> fs.replace("bin.dat", "A", "C"),
+                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), false),
+                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), true));
+        for (ThrowingCallable call : calls) {
+            SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, call);
+            assertThat(e.getMessage()).startsWith("not UTF-8 text").contains("bin.dat").contains("offset 1");
+            assertThat(fs.readBytes("bin.dat")).as("unchanged byte for byte").containsExactly(bytes);
+        }
+        SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.replace("late.txt", "B", "C"));
+        assertThat(e.getMessage()).startsWith("not UTF-8 text").contains("late.txt").contains("offset 3");
+        assertThat(fs.readBytes("late.txt")).containsExactly(late);
     }
 
     @Test
