@@ -1,6 +1,8 @@
 package dev.sandbox4j.local;
 
 import java.io.ByteArrayOutputStream;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -71,56 +73,54 @@ final class Seccomp {
         }
     }
 
-    /** x86_64 ({@code arch/x86/entry/syscalls/syscall_64.tbl}). */
-    static final Arch X86_64 = new Arch("x86_64", 0xC000003E, true, Map.ofEntries(
-            Map.entry("ioctl", 16), Map.entry("socket", 41),
-            Map.entry("io_uring_setup", 425), Map.entry("io_uring_enter", 426), Map.entry("io_uring_register", 427),
-            Map.entry("keyctl", 250), Map.entry("add_key", 248), Map.entry("request_key", 249),
-            Map.entry("ptrace", 101), Map.entry("process_vm_readv", 310), Map.entry("process_vm_writev", 311),
-            Map.entry("bpf", 321), Map.entry("perf_event_open", 298), Map.entry("userfaultfd", 323),
-            Map.entry("setns", 308), Map.entry("unshare", 272), Map.entry("mount", 165), Map.entry("umount2", 166),
-            Map.entry("pivot_root", 155), Map.entry("chroot", 161), Map.entry("move_mount", 429),
-            Map.entry("open_tree", 428), Map.entry("fsopen", 430), Map.entry("fsconfig", 431),
-            Map.entry("fsmount", 432), Map.entry("fspick", 433), Map.entry("mount_setattr", 442),
-            Map.entry("kexec_load", 246), Map.entry("kexec_file_load", 320), Map.entry("init_module", 175),
-            Map.entry("finit_module", 313), Map.entry("delete_module", 176),
-            Map.entry("syslog", 103), Map.entry("acct", 163), Map.entry("swapon", 167), Map.entry("swapoff", 168),
-            Map.entry("reboot", 169), Map.entry("sethostname", 170), Map.entry("setdomainname", 171),
-            Map.entry("iopl", 172), Map.entry("ioperm", 173),
-            Map.entry("open_by_handle_at", 304), Map.entry("name_to_handle_at", 303),
-            Map.entry("fanotify_init", 300), Map.entry("quotactl", 179), Map.entry("quotactl_fd", 443),
-            Map.entry("lookup_dcookie", 212), Map.entry("nfsservctl", 180), Map.entry("vhangup", 153),
-            Map.entry("uselib", 134), Map.entry("ustat", 136), Map.entry("sysfs", 139), Map.entry("_sysctl", 156),
-            Map.entry("pidfd_getfd", 438), Map.entry("kcmp", 312),
-            Map.entry("clock_settime", 227), Map.entry("clock_adjtime", 305), Map.entry("settimeofday", 164),
-            Map.entry("adjtimex", 159)),
-            Set.of());
+    private static final int NONE = -1;
 
     /**
-     * aarch64: the kernel's generic table ({@code include/uapi/asm-generic/unistd.h}). It has none of the legacy
-     * calls listed in {@code absent}; AArch32 tasks report AUDIT_ARCH_ARM and are killed by the arch check.
+     * Syscall numbers as {name, x86_64, aarch64}: x86_64 from {@code arch/x86/entry/syscalls/syscall_64.tbl}, aarch64
+     * from the kernel's generic table ({@code include/uapi/asm-generic/unistd.h}), which has none of the legacy calls
+     * marked NONE. SeccompTest checks both columns against the installed headers.
      */
-    static final Arch AARCH64 = new Arch("aarch64", 0xC00000B7, false, Map.ofEntries(
-            Map.entry("ioctl", 29), Map.entry("socket", 198),
-            Map.entry("io_uring_setup", 425), Map.entry("io_uring_enter", 426), Map.entry("io_uring_register", 427),
-            Map.entry("keyctl", 219), Map.entry("add_key", 217), Map.entry("request_key", 218),
-            Map.entry("ptrace", 117), Map.entry("process_vm_readv", 270), Map.entry("process_vm_writev", 271),
-            Map.entry("bpf", 280), Map.entry("perf_event_open", 241), Map.entry("userfaultfd", 282),
-            Map.entry("setns", 268), Map.entry("unshare", 97), Map.entry("mount", 40), Map.entry("umount2", 39),
-            Map.entry("pivot_root", 41), Map.entry("chroot", 51), Map.entry("move_mount", 429),
-            Map.entry("open_tree", 428), Map.entry("fsopen", 430), Map.entry("fsconfig", 431),
-            Map.entry("fsmount", 432), Map.entry("fspick", 433), Map.entry("mount_setattr", 442),
-            Map.entry("kexec_load", 104), Map.entry("kexec_file_load", 294), Map.entry("init_module", 105),
-            Map.entry("finit_module", 273), Map.entry("delete_module", 106),
-            Map.entry("syslog", 116), Map.entry("acct", 89), Map.entry("swapon", 224), Map.entry("swapoff", 225),
-            Map.entry("reboot", 142), Map.entry("sethostname", 161), Map.entry("setdomainname", 162),
-            Map.entry("open_by_handle_at", 265), Map.entry("name_to_handle_at", 264),
-            Map.entry("fanotify_init", 262), Map.entry("quotactl", 60), Map.entry("quotactl_fd", 443),
-            Map.entry("lookup_dcookie", 18), Map.entry("nfsservctl", 42), Map.entry("vhangup", 58),
-            Map.entry("pidfd_getfd", 438), Map.entry("kcmp", 272),
-            Map.entry("clock_settime", 112), Map.entry("clock_adjtime", 266), Map.entry("settimeofday", 170),
-            Map.entry("adjtimex", 171)),
-            Set.of("iopl", "ioperm", "uselib", "ustat", "sysfs", "_sysctl"));
+    private static final Object[][] NUMBERS = {
+        {"ioctl", 16, 29}, {"socket", 41, 198},
+        {"io_uring_setup", 425, 425}, {"io_uring_enter", 426, 426}, {"io_uring_register", 427, 427},
+        {"keyctl", 250, 219}, {"add_key", 248, 217}, {"request_key", 249, 218},
+        {"ptrace", 101, 117}, {"process_vm_readv", 310, 270}, {"process_vm_writev", 311, 271},
+        {"bpf", 321, 280}, {"perf_event_open", 298, 241}, {"userfaultfd", 323, 282},
+        {"setns", 308, 268}, {"unshare", 272, 97}, {"mount", 165, 40}, {"umount2", 166, 39},
+        {"pivot_root", 155, 41}, {"chroot", 161, 51}, {"move_mount", 429, 429}, {"open_tree", 428, 428},
+        {"fsopen", 430, 430}, {"fsconfig", 431, 431}, {"fsmount", 432, 432}, {"fspick", 433, 433},
+        {"mount_setattr", 442, 442},
+        {"kexec_load", 246, 104}, {"kexec_file_load", 320, 294}, {"init_module", 175, 105},
+        {"finit_module", 313, 273}, {"delete_module", 176, 106},
+        {"syslog", 103, 116}, {"acct", 163, 89}, {"swapon", 167, 224}, {"swapoff", 168, 225},
+        {"reboot", 169, 142}, {"sethostname", 170, 161}, {"setdomainname", 171, 162},
+        {"iopl", 172, NONE}, {"ioperm", 173, NONE},
+        {"open_by_handle_at", 304, 265}, {"name_to_handle_at", 303, 264}, {"fanotify_init", 300, 262},
+        {"quotactl", 179, 60}, {"quotactl_fd", 443, 443},
+        {"lookup_dcookie", 212, 18}, {"nfsservctl", 180, 42}, {"vhangup", 153, 58},
+        {"uselib", 134, NONE}, {"ustat", 136, NONE}, {"sysfs", 139, NONE}, {"_sysctl", 156, NONE},
+        {"pidfd_getfd", 438, 438}, {"kcmp", 312, 272},
+        {"clock_settime", 227, 112}, {"clock_adjtime", 305, 266}, {"settimeofday", 164, 170},
+        {"adjtimex", 159, 171},
+    };
+
+    static final Arch X86_64 = arch("x86_64", 0xC000003E, true, 1);
+    /** AArch32 tasks report AUDIT_ARCH_ARM and are killed by the arch check. */
+    static final Arch AARCH64 = arch("aarch64", 0xC00000B7, false, 2);
+
+    private static Arch arch(String name, int auditArch, boolean rejectX32, int column) {
+        Map<String, Integer> numbers = new HashMap<>();
+        Set<String> absent = new HashSet<>();
+        for (Object[] row : NUMBERS) {
+            int nr = (Integer) row[column];
+            if (nr == NONE) {
+                absent.add((String) row[0]);
+            } else {
+                numbers.put((String) row[0], nr);
+            }
+        }
+        return new Arch(name, auditArch, rejectX32, Map.copyOf(numbers), Set.copyOf(absent));
+    }
 
     private final ByteArrayOutputStream code = new ByteArrayOutputStream();
 

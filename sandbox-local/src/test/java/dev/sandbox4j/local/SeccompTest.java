@@ -175,34 +175,32 @@ class SeccompTest {
         }
     }
 
-    @ParameterizedTest
-    @ValueSource(strings = {"x86_64", "aarch64"})
-    void ioctlTiocstiAndTioclinuxAreDeniedOnTheLow32Bits(String name) {
-        Seccomp.Arch arch = Seccomp.arch(name);
-        byte[] p = Seccomp.program(name);
-        int ioctl = arch.nr("ioctl");
-        int a = arch.auditArch();
-        assertThat(run(p, ioctl, a, 0, 0x5412)).isEqualTo(ERRNO_EPERM);
-        assertThat(run(p, ioctl, a, 0, 0x541C)).isEqualTo(ERRNO_EPERM);
-        assertThat(run(p, ioctl, a, 0, 0xdead_0000_0000_5412L)).as("CVE-2019-10063").isEqualTo(ERRNO_EPERM);
-        assertThat(run(p, ioctl, a, 0x5412, 0x5401)).as("TCGETS").isEqualTo(ALLOW);
-        assertThat(run(p, ioctl, a, 0, 0x541B)).as("FIONREAD").isEqualTo(ALLOW);
-        assertThat(run(p, ioctl, a, 0, 0x5413)).as("TIOCGWINSZ").isEqualTo(ALLOW);
+    /** The action of arch's program for syscall {@code name} with {@code args}. */
+    private static int call(String arch, String name, long... args) {
+        Seccomp.Arch a = Seccomp.arch(arch);
+        return run(Seccomp.program(arch), a.nr(name), a.auditArch(), args);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"x86_64", "aarch64"})
-    void vsockAndAlgSocketsAreRefused(String name) {
-        Seccomp.Arch arch = Seccomp.arch(name);
-        byte[] p = Seccomp.program(name);
-        int socket = arch.nr("socket");
-        int a = arch.auditArch();
-        assertThat(run(p, socket, a, 40, 1, 0)).as("AF_VSOCK").isEqualTo(ERRNO_EAFNOSUPPORT);
-        assertThat(run(p, socket, a, 38, 5, 0)).as("AF_ALG").isEqualTo(ERRNO_EAFNOSUPPORT);
-        assertThat(run(p, socket, a, 0x1_0000_0028L, 1, 0)).as("AF_VSOCK, high bits").isEqualTo(ERRNO_EAFNOSUPPORT);
-        assertThat(run(p, socket, a, 1, 1, 0)).as("AF_UNIX").isEqualTo(ALLOW);
-        assertThat(run(p, socket, a, 2, 1, 0)).as("AF_INET").isEqualTo(ALLOW);
-        assertThat(run(p, socket, a, 10, 2, 0)).as("AF_INET6").isEqualTo(ALLOW);
+    void ioctlTiocstiAndTioclinuxAreDeniedOnTheLow32Bits(String arch) {
+        assertThat(call(arch, "ioctl", 0, 0x5412)).as("TIOCSTI").isEqualTo(ERRNO_EPERM);
+        assertThat(call(arch, "ioctl", 0, 0x541C)).as("TIOCLINUX").isEqualTo(ERRNO_EPERM);
+        assertThat(call(arch, "ioctl", 0, 0xdead_0000_0000_5412L)).as("CVE-2019-10063").isEqualTo(ERRNO_EPERM);
+        assertThat(call(arch, "ioctl", 0x5412, 0x5401)).as("TCGETS").isEqualTo(ALLOW);
+        assertThat(call(arch, "ioctl", 0, 0x541B)).as("FIONREAD").isEqualTo(ALLOW);
+        assertThat(call(arch, "ioctl", 0, 0x5413)).as("TIOCGWINSZ").isEqualTo(ALLOW);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"x86_64", "aarch64"})
+    void vsockAndAlgSocketsAreRefused(String arch) {
+        assertThat(call(arch, "socket", 40, 1, 0)).as("AF_VSOCK").isEqualTo(ERRNO_EAFNOSUPPORT);
+        assertThat(call(arch, "socket", 38, 5, 0)).as("AF_ALG").isEqualTo(ERRNO_EAFNOSUPPORT);
+        assertThat(call(arch, "socket", 0x1_0000_0028L, 1, 0)).as("AF_VSOCK, high bits").isEqualTo(ERRNO_EAFNOSUPPORT);
+        assertThat(call(arch, "socket", 1, 1, 0)).as("AF_UNIX").isEqualTo(ALLOW);
+        assertThat(call(arch, "socket", 2, 1, 0)).as("AF_INET").isEqualTo(ALLOW);
+        assertThat(call(arch, "socket", 10, 2, 0)).as("AF_INET6").isEqualTo(ALLOW);
     }
 
     @Test
