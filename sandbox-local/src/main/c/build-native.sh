@@ -48,7 +48,7 @@ for arch in x86_64 aarch64; do
         # shellcheck disable=SC2086
         if ! "$cc" $cflags -o "$out.tmp" "$src_dir/$prog.c"; then
             rm -f "$out.tmp"
-            echo "[ERROR] sandbox-local native: compiling $prog for linux-$arch failed" >&2
+            echo "[ERROR] sandbox-local native: compiling $prog for linux-$arch failed (the compiler said why above; -static needs libc6-dev)" >&2
             status=1
             continue
         fi

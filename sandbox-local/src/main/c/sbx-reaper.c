@@ -356,14 +356,25 @@ static int exit_code(int st)
     return EXIT_NOT_RUN;
 }
 
+/* The kernel's struct sigaction on x86_64 and arm64 (both have sa_restorer); sigset_t there is 64 bits. */
+struct kernel_sigaction {
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)(void);
+    unsigned long mask;
+};
+
 static void exec_child(char **argv)
 {
-    struct sigaction dfl;
+    /*
+     * Every disposition back to SIG_DFL, through the raw system call: libc's sigaction() refuses its reserved
+     * real-time signals (32, 33), which a launcher may have left ignored. SIGKILL and SIGSTOP fail: fine.
+     */
+    struct kernel_sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    for (int sig = 1; sig < NSIG; sig++)
-        sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP and libc-reserved signals fail: fine */
+    dfl.handler = SIG_DFL;
+    for (int sig = 1; sig <= 64; sig++)
+        syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -141,6 +141,16 @@ final class ReaperRun {
         }
     }
 
+    /** The command line, arguments joined by spaces; "" when the process is gone. */
+    static String cmdline(long pid) {
+        try {
+            byte[] b = Files.readAllBytes(Paths.get("/proc/" + pid + "/cmdline"));
+            return new String(b, StandardCharsets.UTF_8).replace('\0', ' ').trim();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
     /** Alive: exists and not a zombie. */
     static boolean alive(long pid) {
         char s = state(pid);
@@ -176,6 +186,18 @@ final class ReaperRun {
             throw new IllegalStateException(e);
         }
         return pids;
+    }
+
+    /** SIGKILLs every process of {@code uid}, round after round (a killed process forks no more). */
+    static void killAll(long uid) throws InterruptedException {
+        for (int round = 0; round < 200; round++) {
+            List<Long> pids = processesOf(uid);
+            if (pids.isEmpty()) {
+                return;
+            }
+            pids.forEach(ReaperRun::killQuietly);
+            Thread.sleep(20);
+        }
     }
 
     static void killQuietly(long pid) {

@@ -14,6 +14,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -37,16 +38,37 @@ class ReaperTest {
     @TempDir
     Path dir;
     Path reaper;
+    /** Processes a failed test must not leave behind. */
+    private final List<Long> started = new ArrayList<>();
 
     @BeforeEach
     void extract() throws Exception {
         reaper = ReaperRun.reaper(dir);
     }
 
+    @AfterEach
+    void killLeftovers() {
+        for (long pid : started) {
+            // only what this test started: a pid may have been reused by now
+            String cmdline = ReaperRun.cmdline(pid);
+            if (cmdline.contains(dir.toString()) || cmdline.equals("/bin/sleep 1000")) {
+                ReaperRun.killQuietly(pid);
+            }
+        }
+    }
+
+    private long pid(Path file) throws Exception {
+        long pid = awaitPid(file);
+        started.add(pid);
+        return pid;
+    }
+
     private ReaperRun sh(String script, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", script, "script"));
         cmd.addAll(List.of(args));
-        return ReaperRun.start(dir, reaperArgv(reaper, cmd.toArray(new String[0])));
+        ReaperRun run = ReaperRun.start(dir, reaperArgv(reaper, cmd.toArray(new String[0])));
+        started.add(run.process.pid());
+        return run;
     }
 
     @Test
@@ -99,6 +121,16 @@ class ReaperTest {
     }
 
     @Test
+    void theCommandStartsWithDefaultSignalDispositionsAndAnEmptyMask() throws Exception {
+        // The reaper inherits ignored INT, QUIT, PIPE and USR2 and blocks its own signals; the command has neither.
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", "trap '' INT QUIT PIPE USR2; exec \"$@\"", "wrap"));
+        argv.addAll(reaperArgv(reaper, "grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"));
+        ReaperRun run = ReaperRun.start(dir, argv);
+        assertThat(run.gate().await(seconds(10))).isZero();
+        assertThat(run.stdout()).isEqualTo("SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+    }
+
+    @Test
     void badUsageRunsNothing() throws Exception {
         ReaperRun run = ReaperRun.start(dir, List.of(reaper.toString(), "true"));
         assertThat(run.await(seconds(10))).isEqualTo(125); // exits before reading stdin
@@ -113,8 +145,8 @@ class ReaperTest {
         gate.addAll(List.of("/bin/sh", "-c", DETACH, "script", control.toString()));
         ReaperRun viaGate = ReaperRun.start(dir, gate);
         assertThat(viaGate.gate().await(seconds(20))).isEqualTo(5);
-        long s0 = awaitPid(control.resolve("setsid.pid"));
-        long d0 = awaitPid(control.resolve("double.pid"));
+        long s0 = pid(control.resolve("setsid.pid"));
+        long d0 = pid(control.resolve("double.pid"));
         try {
             assertThat(alive(s0)).as("setsid leftover behind the shell gate").isTrue();
             assertThat(alive(d0)).as("double-forked leftover behind the shell gate").isTrue();
@@ -130,8 +162,8 @@ class ReaperTest {
         Path d = Files.createDirectory(dir.resolve("reaped"));
         ReaperRun run = sh(DETACH, d.toString());
         assertThat(run.gate().await(seconds(20))).isEqualTo(5);
-        long s1 = awaitPid(d.resolve("setsid.pid"));
-        long d1 = awaitPid(d.resolve("double.pid"));
+        long s1 = pid(d.resolve("setsid.pid"));
+        long d1 = pid(d.resolve("double.pid"));
         assertThat(alive(s1)).as("setsid leftover").isFalse();
         assertThat(alive(d1)).as("double-forked leftover").isFalse();
     }
@@ -144,7 +176,7 @@ class ReaperTest {
                 + "while [ ! -s \"$1/h.pid\" ]; do /bin/sleep 0.01; done\n", dir.toString(), hostile.toString());
         long start = System.nanoTime();
         assertThat(run.gate().await(seconds(20))).isZero();
-        long pid = awaitPid(dir.resolve("h.pid"));
+        long pid = pid(dir.resolve("h.pid"));
         assertThat(alive(pid)).as("leftover named %s", hostile.getFileName()).isFalse();
         assertThat((System.nanoTime() - start) / 1_000_000).as("ms until the reaper exited").isLessThan(5_000);
     }
@@ -156,8 +188,8 @@ class ReaperTest {
                 + "echo $$ > \"$1/main.pid\"\n"
                 + "while :; do /bin/sleep 0.05; done\n", dir.toString());
         run.gate();
-        long main = awaitPid(dir.resolve("main.pid"));
-        long a = awaitPid(dir.resolve("a.pid"));
+        long main = pid(dir.resolve("main.pid"));
+        long a = pid(dir.resolve("a.pid"));
         assertThat(ReaperRun.status(a, "PPid")).as("re-parented to the reaper")
                 .isEqualTo(Long.toString(run.process.pid()));
 
@@ -179,7 +211,7 @@ class ReaperTest {
                 + "echo $$ > \"$1/main.pid\"\n"
                 + "while :; do /bin/sleep 0.05; done\n", dir.toString());
         run.gate();
-        awaitPid(dir.resolve("main.pid"));
+        pid(dir.resolve("main.pid"));
         run.signal("TERM");
         assertThat(run.await(seconds(10))).isEqualTo(42);
         assertThat(run.stdout()).isEqualTo("cleaned\n");
@@ -193,7 +225,7 @@ class ReaperTest {
                     + "echo $$ > \"$1/main.pid\"\n"
                     + "while :; do /bin/sleep 0.05; done\n", d.toString());
             run.gate();
-            awaitPid(d.resolve("main.pid"));
+            pid(d.resolve("main.pid"));
             run.signal(c[0]);
             assertThat(run.await(seconds(10))).as(c[0]).isEqualTo(Integer.parseInt(c[1]));
         }
@@ -206,6 +238,7 @@ class ReaperTest {
                 "needs root to run the storm as a dedicated uid under RLIMIT_NPROC");
         long uid = 3_000_000 + ThreadLocalRandom.current().nextInt(1_000_000);
         assertThat(ReaperRun.processesOf(uid)).isEmpty();
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path counts = Files.createDirectory(dir.resolve("counts"));
         Files.setPosixFilePermissions(counts, PosixFilePermissions.fromString("rwxrwxrwx"));
         List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid,
@@ -225,8 +258,12 @@ class ReaperTest {
                         + "echo $n > \"$1/at-exit\"\n"
                         + "exit 3\n", "script", counts.toString()));
         ReaperRun run = ReaperRun.start(dir, argv);
-        assertThat(run.gate().await(seconds(40))).as(run.stderr()).isEqualTo(3);
-        assertThat(ReaperRun.processesOf(uid)).as("processes of uid %d left", uid).isEmpty();
+        try {
+            assertThat(run.gate().await(seconds(40))).as(run.stderr()).isEqualTo(3);
+            assertThat(ReaperRun.processesOf(uid)).as("processes of uid %d left", uid).isEmpty();
+        } finally {
+            ReaperRun.killAll(uid); // a failed run must not leave the storm burning the machine
+        }
         int atExit = Integer.parseInt(Files.readString(counts.resolve("at-exit")).trim());
         assertThat(atExit).as("uid %d processes while the storm ran", uid).isGreaterThan(20);
     }
