@@ -165,6 +165,11 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
+        if (!Seccomp.available()) {
+            // fail closed: without the syscall filter the jail would be weaker than documented
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
+                    + "aarch64 only, not for '" + System.getProperty("os.arch") + "'; use the docker backend here");
+        }
         byte[] reaperBytes;
         try {
             reaperBytes = NativeBinaries.bytes(NativeBinaries.REAPER);
@@ -234,7 +239,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             Path javaHome = Path.of(System.getProperty("java.home")).toRealPath();
             List<String> args = bwrapArgs(spec, inForce, ws, agentDir, javaHome, uid, gid);
             writeSecret(ctl.resolve("args"), nulJoin(args));
-            writeSecret(ctl.resolve("seccomp"), Seccomp.available() ? Seccomp.program() : new byte[0]);
+            writeSecret(ctl.resolve("seccomp"), Seccomp.program());
             writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
                     + "sandbox:x:" + uid + ":" + gid + ":sandbox:/workspace:/bin/sh\n"
                     + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n").getBytes(StandardCharsets.UTF_8));
@@ -323,7 +328,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
                         + "the sandbox as a whole is not bounded)");
             }
-            details.put("seccomp", Seccomp.available() ? "x86_64 deny-list" : "none (unsupported architecture)");
+            details.put("seccomp", NativeBinaries.canonicalArch(System.getProperty("os.arch")) + " deny-list");
             details.put("workspace", ws.toString());
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, uid, gid, jail, info);
@@ -470,9 +475,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             a.addAll(List.of("--ro-bind", javaHome.toString(), javaHome.toString()));
         }
         a.addAll(List.of("--chdir", "/workspace", "--remount-ro", "/"));
-        if (Seccomp.available()) {
-            a.addAll(List.of("--seccomp", "4"));
-        }
+        a.addAll(List.of("--seccomp", "4"));
         return a;
     }
 
