@@ -17,6 +17,11 @@
  *    open, the command's pipes. It opens nothing before the fork, so the command inherits no extra fd.
  *
  * Exit 125 also means "the supervisor failed before running anything" (bad usage, prctl or fork failed).
+ * Before the gate line the handlers are not installed yet: a signal then has its default action.
+ *
+ * Limit: the command runs as the supervisor's uid, so it may still signal it (SIGKILL, SIGSTOP). Killed, the
+ * supervisor's subtree is re-parented to the next subreaper up (or the namespace's init); the caller must then
+ * fall back to its own tree kill. Non-dumpable only stops ptrace and /proc inspection.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

@@ -232,6 +232,22 @@ class ReaperTest {
     }
 
     @Test
+    void aSameUidCommandCannotInspectTheReaper() throws Exception {
+        // root may read anything (CAP_SYS_PTRACE): run as an unused uid, the command the same uid as its reaper
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to run as a dedicated uid");
+        long uid = 3_000_000 + ThreadLocalRandom.current().nextInt(1_000_000);
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid,
+                "--clear-groups", "--"));
+        argv.addAll(reaperArgv(reaper, "/bin/sh", "-c", "if cat /proc/$PPID/environ > /dev/null 2>&1; then echo environ readable; else echo environ denied; fi; "
+                + "if ls /proc/$PPID/fd > /dev/null 2>&1; then echo fds readable; else echo fds denied; fi; "
+                + "if cat /proc/$$/environ > /dev/null; then echo own readable; fi"));
+        ReaperRun run = ReaperRun.start(dir, argv);
+        assertThat(run.gate().await(seconds(10))).as(run.stderr()).isZero();
+        assertThat(run.stdout()).isEqualTo("environ denied\nfds denied\nown readable\n");
+    }
+
+    @Test
     void forkStormUnderAnNprocLimitIsCleanedUp() throws Exception {
         // RLIMIT_NPROC counts every process of the uid and does not bind root: run the storm as an unused uid.
         assumeTrue("root".equals(System.getProperty("user.name")),
