@@ -5,8 +5,10 @@ import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
@@ -15,6 +17,7 @@ import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.StreamType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -201,10 +205,7 @@ public final class SandboxTools {
         if (cwd != null && !cwd.isBlank()) {
             request = request.withCwd(cwd);
         }
-        ExecRequest r = request;
-        ExecResult result = await(() -> sandbox.shell().run(r), progress);
-        return ToolResult.ok(Shaping.execFields(result, Shaping.lastProgram(command), config.outputLimit(),
-                timeout.note()));
+        return runCommand(request, Shaping.lastProgram(command), timeout, progress);
     }
 
     private ToolResult exec(Args a, ToolProgress progress) {
@@ -233,10 +234,120 @@ public final class SandboxTools {
         if (cwd != null && !cwd.isBlank()) {
             request = request.withCwd(cwd);
         }
-        ExecRequest r = request;
-        ExecResult result = await(() -> sandbox.shell().run(r), progress);
-        return ToolResult.ok(Shaping.execFields(result, Shaping.firstProgram(List.of(program)),
-                config.outputLimit(), timeout.note()));
+        return runCommand(request, Shaping.firstProgram(List.of(program)), timeout, progress);
+    }
+
+    /**
+     * Runs a command. Where the sandbox has background processes, the command is started with a listener that counts
+     * every character and line of both streams (so the marker can say how many lines were cut) and keeps the newest
+     * output for progress reports; the wait is interruptible, and an interrupt kills the command's process tree.
+     */
+    private ToolResult runCommand(ExecRequest request, String program, Timeout timeout, ToolProgress progress) {
+        if (!sandbox.info().features().contains(Feature.BACKGROUND_PROCESSES)) {
+            ExecResult result = await(() -> sandbox.shell().run(request), progress);
+            return ToolResult.ok(Shaping.execFields(result, program, config.outputLimit(), timeout.note(), null,
+                    null));
+        }
+        Shaping.StreamCount out = new Shaping.StreamCount();
+        Shaping.StreamCount err = new Shaping.StreamCount();
+        Recent recent = new Recent();
+        ExecHandle handle = sandbox.shell().start(request, (stream, text) -> {
+            (stream == StreamType.STDERR ? err : out).add(text);
+            recent.add(stream, text);
+        });
+        long start = System.nanoTime();
+        // a backstop only: the request's own timeout ends the command well before this
+        long deadline = start + timeout.duration().plusSeconds(30).toNanos();
+        try {
+            handle.closeStdin();
+            Duration step = progress == null ? Duration.ofMillis(500) : config.heartbeatInterval();
+            while (true) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted");
+                }
+                Optional<ExecResult> done = handle.await(step);
+                if (done.isPresent()) {
+                    return ToolResult.ok(Shaping.execFields(done.get(), program, config.outputLimit(),
+                            timeout.note(), out, err));
+                }
+                if (System.nanoTime() > deadline) {
+                    ExecResult killed = handle.kill();
+                    return ToolResult.ok(Shaping.execFields(killed, program, config.outputLimit(),
+                            "the command outlived its timeout and was killed", out, err));
+                }
+                if (progress != null) {
+                    long elapsed = (System.nanoTime() - start) / 1_000_000;
+                    heartbeat(progress, elapsed, "still running after " + (elapsed / 1000) + " s" + recent.take());
+                }
+            }
+        } catch (SandboxException e) {
+            if (e.kind() != ErrorKind.INTERRUPTED) {
+                throw e;
+            }
+            killQuietly(handle);
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "the call was cancelled or interrupted; the command"
+                    + " and every process it started were killed");
+        } finally {
+            if (handle.isAlive()) {
+                killQuietly(handle);
+            }
+            handle.close();
+        }
+    }
+
+    private static void killQuietly(ExecHandle handle) {
+        boolean interrupted = Thread.interrupted(); // the kill must not be cut short by the caller's interrupt
+        try {
+            handle.kill();
+        } catch (RuntimeException ignored) {
+            // already ended, or the sandbox closed: nothing left to kill
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void heartbeat(ToolProgress progress, long elapsed, String message) {
+        try {
+            progress.heartbeat(elapsed, message);
+        } catch (RuntimeException ignored) {
+            // a listener failure must not stop the command
+        }
+    }
+
+    /** The newest output since the last progress report, at most {@link #PROGRESS_OUTPUT} characters per stream. */
+    static final int PROGRESS_OUTPUT = 2_000;
+
+    private static final class Recent {
+        private final StringBuilder out = new StringBuilder();
+        private final StringBuilder err = new StringBuilder();
+
+        synchronized void add(StreamType stream, String text) {
+            StringBuilder b = stream == StreamType.STDERR ? err : out;
+            b.append(text);
+            if (b.length() > 2 * PROGRESS_OUTPUT) {
+                b.delete(0, b.length() - PROGRESS_OUTPUT);
+            }
+        }
+
+        /** "; new stdout: ...; new stderr: ..." for what arrived since the last call, or "" when nothing did. */
+        synchronized String take() {
+            String s = part("stdout", out) + part("stderr", err);
+            out.setLength(0);
+            err.setLength(0);
+            return s;
+        }
+
+        private static String part(String name, StringBuilder b) {
+            if (b.length() == 0) {
+                return "";
+            }
+            String text = b.length() > PROGRESS_OUTPUT ? "..." + b.substring(b.length() - PROGRESS_OUTPUT)
+                    : b.toString();
+            return "\nnew " + name + ":\n" + text;
+        }
     }
 
     boolean blocked(String name) {
@@ -278,13 +389,16 @@ public final class SandboxTools {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("status", result.status().code());
         f.put("exit_code", result.exitCode());
-        f.put("stdout", Shaping.cap(result.stdout(), config.outputLimit()));
-        f.put("stderr", Shaping.cap(result.stderr(), config.outputLimit()));
+        Shaping.Capped stdout = Shaping.shape(result.stdout(), result.exec().stdoutTruncation(),
+                config.outputLimit(), null);
+        Shaping.Capped stderr = Shaping.shape(result.stderr(), result.exec().stderrTruncation(),
+                config.outputLimit(), null);
+        f.put("stdout", stdout.text());
+        f.put("stderr", stderr.text());
         f.put("duration_ms", result.duration().toMillis());
         f.put("language", language.id());
-        if (result.exec().truncated()) {
-            f.put("truncated", true);
-        }
+        Shaping.putTruncation(f, "stdout", stdout);
+        Shaping.putTruncation(f, "stderr", stderr);
         if (timeout.note() != null) {
             f.put("note", timeout.note());
         }
@@ -309,11 +423,7 @@ public final class SandboxTools {
                     return future.get(interval, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     long elapsed = (System.nanoTime() - start) / 1_000_000;
-                    try {
-                        progress.heartbeat(elapsed, "still running after " + (elapsed / 1000) + " s");
-                    } catch (RuntimeException ignored) {
-                        // a listener failure must not stop the command
-                    }
+                    heartbeat(progress, elapsed, "still running after " + (elapsed / 1000) + " s");
                 }
             }
         } catch (InterruptedException e) {

@@ -145,7 +145,7 @@ class SandboxToolsTest {
         assertThat(out).startsWith("a".repeat(15_000)).endsWith("b".repeat(15_000)).doesNotContain("MIDDLE")
                 .contains("characters truncated");
         assertThat(r.get("stdout_omitted_chars")).isEqualTo(10_006L);
-        assertThat(Shaping.cap(big, 15_000)).hasSize(30_000 + "\n[... 10006 characters truncated ...]\n".length());
+        assertThat(Shaping.cap(big, 15_000)).hasSize(30_000 + "\n[... 10006 characters (0 lines) truncated ...]\n".length());
     }
 
     @Test
