@@ -1,6 +1,7 @@
 package dev.sandbox4j.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
@@ -120,7 +121,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         Object id = args.get("sandbox_id");
         try {
             if (id != null && !(id instanceof String)) {
-                return toMcp(ToolResult.error(ToolResult.INVALID_ARGUMENT, "sandbox_id must be a string", false));
+                return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "sandbox_id must be a string"));
             }
             Sandbox sandbox = pool.get((String) id);
             Map<String, Object> rest = new LinkedHashMap<>(args);
@@ -137,8 +138,8 @@ public final class SandboxMcpServer implements AutoCloseable {
             return toMcp(ToolResult.error(e));
         } catch (RuntimeException e) {
             LOG.warn("tool {} failed", name, e);
-            return toMcp(ToolResult.error("internal", name + " failed unexpectedly ("
-                    + e.getClass().getSimpleName() + ")", false));
+            return toMcp(ToolResult.error(ErrorKind.INTERNAL, name + " failed unexpectedly ("
+                    + e.getClass().getSimpleName() + ")"));
         }
     }
 
@@ -154,18 +155,18 @@ public final class SandboxMcpServer implements AutoCloseable {
             return toMcp(ToolResult.error(e));
         } catch (RuntimeException e) {
             LOG.warn("create_sandbox failed", e);
-            return toMcp(ToolResult.error("internal", "could not open a sandbox ("
-                    + e.getClass().getSimpleName() + ")", false));
+            return toMcp(ToolResult.error(ErrorKind.INTERNAL, "could not open a sandbox ("
+                    + e.getClass().getSimpleName() + ")"));
         }
     }
 
     private McpSchema.CallToolResult killSandbox(McpSchema.CallToolRequest request) {
         Object id = request.arguments() == null ? null : request.arguments().get("sandbox_id");
         if (!(id instanceof String s) || s.isBlank()) {
-            return toMcp(ToolResult.error(ToolResult.INVALID_ARGUMENT, "kill_sandbox needs sandbox_id", false));
+            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "kill_sandbox needs sandbox_id"));
         }
         if (!pool.kill(s)) {
-            return toMcp(ToolResult.error("not_found", "no open sandbox '" + s + "'; open: " + pool.ids(), false));
+            return toMcp(ToolResult.error(ErrorKind.NOT_FOUND, "no open sandbox '" + s + "'; open: " + pool.ids()));
         }
         return McpSchema.CallToolResult.builder().addTextContent(json(Map.of("success", true, "sandbox_id", s,
                 "killed", true))).isError(false).build();

@@ -26,7 +26,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
@@ -109,26 +111,44 @@ public final class SandboxTools {
      */
     public ToolResult call(String tool, Map<String, ?> arguments, ToolProgress progress) {
         if (tool == null || !specs.containsKey(tool)) {
-            boolean known = tool != null && Catalog.all(config).stream().anyMatch(s -> s.name().equals(tool));
-            if (known && config.readOnly() && !config.disabled().contains(tool)) {
-                return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "tool '" + tool
-                        + "' changes the sandbox and this tool set is read-only", false);
+            Capability capability = tool == null ? null : Catalog.capabilityOf(tool);
+            if (capability == null) {
+                return ToolResult.error(ErrorKind.UNSUPPORTED, "unknown tool '" + tool + "'; tools: "
+                        + String.join(", ", specs.keySet()));
             }
-            return ToolResult.error(ErrorKind.UNSUPPORTED.code(), known ? "tool '" + tool + "' is switched off"
-                    : "unknown tool '" + tool + "'; tools: " + String.join(", ", specs.keySet()), false);
+            Set<Capability> off = EnumSet.copyOf(capability.reach());
+            off.retainAll(config.disabledCapabilities());
+            if (config.readOnly() && off.equals(EnumSet.of(Capability.WRITE_FILES))) {
+                return ToolResult.error(ErrorKind.PERMISSION_DENIED, "tool '" + tool
+                        + "' changes the sandbox and this tool set is read-only");
+            }
+            return ToolResult.error(ErrorKind.UNSUPPORTED, "tool '" + tool + "' is switched off: it can "
+                    + off.stream().map(Capability::code).collect(Collectors.joining(", "))
+                    + ", which this tool set does not allow");
+        }
+        ToolSpec spec = specs.get(tool);
+        if (arguments != null) {
+            List<String> unknown = arguments.keySet().stream().filter(k -> spec.param(k) == null).sorted()
+                    .collect(Collectors.toList());
+            if (!unknown.isEmpty()) {
+                return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "unknown argument" + (unknown.size() > 1 ? "s "
+                        : " ") + unknown.stream().map(k -> "'" + k + "'").collect(Collectors.joining(", ")) + " for "
+                        + tool + "; it takes: " + spec.params().stream().map(ToolParam::name)
+                        .collect(Collectors.joining(", ")));
+            }
         }
         Args args = new Args(tool, arguments);
         try {
             return dispatch(tool, args, progress);
         } catch (Args.ArgException e) {
-            return ToolResult.error(ToolResult.INVALID_ARGUMENT, e.getMessage(), false);
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, e.getMessage());
         } catch (SandboxException e) {
             return ToolResult.error(e);
         } catch (IllegalArgumentException e) {
-            return ToolResult.error(ToolResult.INVALID_ARGUMENT, tool + ": " + e.getMessage(), false);
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, tool + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            return ToolResult.error(ErrorKind.INTERNAL.code(), tool + " failed unexpectedly ("
-                    + e.getClass().getSimpleName() + ")", false);
+            return ToolResult.error(ErrorKind.INTERNAL, tool + " failed unexpectedly ("
+                    + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -221,10 +241,10 @@ public final class SandboxTools {
             }
         }
         if (!refused.isEmpty()) {
-            return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "refused environment variable"
+            return ToolResult.error(ErrorKind.PERMISSION_DENIED, "refused environment variable"
                     + (refused.size() > 1 ? "s " : " ") + String.join(", ", refused)
                     + ": it can hijack the loader or an interpreter. Refused names: "
-                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.", false,
+                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.",
                     Map.of("refused_env", refused));
         }
         String cwd = a.optString("cwd", null);
@@ -375,9 +395,9 @@ public final class SandboxTools {
         List<String> supported = sandbox.code().languages().stream().map(Language::id)
                 .collect(Collectors.toCollection(TreeSet::new)).stream().collect(Collectors.toList());
         if (language == null || !sandbox.code().languages().contains(language)) {
-            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE.code(), "language '" + languageName
+            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE, "language '" + languageName
                     + "' is not supported here; supported: " + (supported.isEmpty() ? "none"
-                    : String.join(", ", supported)), false, Map.of("supported_languages", supported));
+                    : String.join(", ", supported)), Map.of("supported_languages", supported));
         }
         CodeRequest request = CodeRequest.of(language, code).withTimeout(timeout.duration())
                 .withOutputLimit(config.outputLimit());

@@ -95,7 +95,8 @@ class SandboxToolsTest {
                 "read-only");
         assertThat(sandbox.files().exists("a")).isFalse();
         SandboxTools noBash = new SandboxTools(sandbox, ToolConfig.builder().disable("bash").build());
-        assertThat(noBash.specs()).extracting(ToolSpec::name).doesNotContain("bash").contains("exec");
+        assertThat(noBash.specs()).extracting(ToolSpec::name).doesNotContain("bash", "exec", "execute_code")
+                .contains("view");
         assertError(noBash.call("bash", Map.of("command", "echo")), "unsupported", "switched off");
         assertError(tools.call("rm_rf", Map.of()), "unsupported", "unknown tool");
     }
