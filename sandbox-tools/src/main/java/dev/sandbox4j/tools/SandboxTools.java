@@ -691,14 +691,57 @@ public final class SandboxTools {
         if (oldStr.isEmpty()) {
             throw new Args.ArgException("old_str must not be empty; to write a whole file use write_file");
         }
-        return edited(fs().replace(path, oldStr, newStr));
+        try {
+            return edited(fs().replace(path, oldStr, newStr));
+        } catch (SandboxException e) {
+            return nearMiss(e, path, text -> new String[] {text, oldStr, ""});
+        }
     }
 
     private ToolResult editFile(Args a) {
         String path = a.string("path");
         List<Edit> edits = a.edits("edits");
         boolean dryRun = a.optBool("dryRun", false);
-        return edited(fs().edit(path, edits, dryRun));
+        try {
+            return edited(fs().edit(path, edits, dryRun));
+        } catch (SandboxException e) {
+            return nearMiss(e, path, text -> {
+                int failing = NearMiss.failingEdit(text, edits);
+                return failing < 0 ? null : new String[] {NearMiss.applyBefore(text, edits, failing),
+                        edits.get(failing).oldText(), " Edit " + (failing + 1) + " of " + edits.size()
+                        + (failing > 0 ? " (line numbers as the earlier edits leave the file)" : "") + "."};
+            });
+        }
+    }
+
+    /**
+     * A {@code no_match} answer that names the nearest candidate and how it differs, read through the file API; any
+     * other failure, or a file with nothing near, is answered as it was thrown. Never applies anything.
+     */
+    private ToolResult nearMiss(SandboxException e, String path,
+                                java.util.function.Function<String, String[]> textNeedleNote) {
+        if (e.kind() != ErrorKind.NO_MATCH) {
+            throw e;
+        }
+        NearMiss.Diagnosis d = null;
+        String note = "";
+        try {
+            FileInfo info = fs().stat(path);
+            if (info.size() <= NearMiss.MAX_CHARS) {
+                String text = fs().readText(path);
+                String[] wanted = textNeedleNote.apply(text);
+                if (wanted != null) {
+                    d = NearMiss.diagnose(wanted[0], wanted[1]);
+                    note = wanted[2];
+                }
+            }
+        } catch (SandboxException ignored) {
+            // the file cannot be read for a diagnosis: the plain answer stays
+        }
+        if (d == null) {
+            throw e;
+        }
+        return ToolResult.error(ErrorKind.NO_MATCH, e.getMessage() + "." + note + d.sentence(), d.fields());
     }
 
     private static ToolResult edited(EditResult r) {
