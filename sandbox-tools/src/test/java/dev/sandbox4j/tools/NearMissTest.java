@@ -26,7 +26,7 @@ class NearMissTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"memory", "local"})
+    @ValueSource(strings = {"memory", "local", "docker"})
     void nearMissesSayWhy(String backend) {
         try (Sandbox sandbox = opener(backend).get()) {
             SandboxTools tools = new SandboxTools(sandbox);

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Cap once, mark once (issue 20): the marker the model reads states exactly the characters (and lines) cut, the same
@@ -60,9 +62,10 @@ class TruncationMarkerTest {
         return false;
     }
 
-    @Test
-    void localBashExecAndCodeMarkTheExactCut() {
-        try (Sandbox sandbox = Backends.open("local")) {
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "docker"})
+    void bashExecAndCodeMarkTheExactCut(String backend) {
+        try (Sandbox sandbox = Backends.open(backend)) {
             SandboxTools tools = new SandboxTools(sandbox);
             assertThat(checkSeqOutput(tools.call("bash", Map.of("command", "seq 1 " + N)), "stdout")).isTrue();
             assertThat(checkSeqOutput(tools.call("bash", Map.of("command", "seq 1 " + N + " >&2")), "stderr"))

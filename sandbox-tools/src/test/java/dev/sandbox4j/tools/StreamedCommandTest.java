@@ -7,16 +7,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * bash and exec on a backend with background processes go through a started command with a listener: the result is
  * still the one {@code run} gives (timeout status, empty stdin, exit codes, cwd), and progress carries new output.
  */
-class LocalCommandTest {
-    @Test
-    void startedCommandsBehaveLikeRun() {
-        try (Sandbox sandbox = Backends.open("local")) {
+class StreamedCommandTest {
+    @ParameterizedTest
+    @ValueSource(strings = {"local", "docker"})
+    void startedCommandsBehaveLikeRun(String backend) {
+        try (Sandbox sandbox = Backends.open(backend)) {
             SandboxTools tools = new SandboxTools(sandbox, ToolConfig.builder()
                     .heartbeatInterval(Duration.ofMillis(300)).build());
             long t0 = System.nanoTime();
