@@ -13,6 +13,7 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.langchain4j.service.tool.ToolProvider;
 import dev.langchain4j.service.tool.ToolProviderRequest;
 import dev.langchain4j.service.tool.ToolProviderResult;
+import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.tools.SandboxTools;
 import dev.sandbox4j.tools.ToolConfig;
@@ -70,6 +71,7 @@ public class SandboxToolProvider implements ToolProvider {
             params.addProperty(p.name(), element(p));
         }
         params.required(spec.params().stream().filter(ToolParam::required).map(ToolParam::name).toList());
+        params.additionalProperties(false);
         return ToolSpecification.builder().name(spec.name()).description(spec.description())
                 .parameters(params.build()).build();
     }
@@ -99,8 +101,8 @@ public class SandboxToolProvider implements ToolProvider {
                 args = json == null || json.isBlank() ? Map.of()
                         : JSON.readValue(json, new TypeReference<Map<String, Object>>() { });
             } catch (Exception e) {
-                return ToolResult.error(ToolResult.INVALID_ARGUMENT, "the arguments of " + name
-                        + " are not a JSON object", false).toJson();
+                return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "the arguments of " + name
+                        + " are not a JSON object").toJson();
             }
             return tools.call(name, args).toJson();
         };

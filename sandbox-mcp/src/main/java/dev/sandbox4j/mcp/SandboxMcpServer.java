@@ -1,6 +1,7 @@
 package dev.sandbox4j.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
@@ -52,6 +53,7 @@ public final class SandboxMcpServer implements AutoCloseable {
     private final ToolConfig config;
     private final SandboxPool pool;
     private McpSyncServer server;
+    private CancellingInput calls;
 
     /**
      * @param opener       opens one sandbox (for {@code create_sandbox} and the default sandbox)
@@ -70,7 +72,8 @@ public final class SandboxMcpServer implements AutoCloseable {
     /** Starts serving MCP over the given streams (stdin/stdout for a real server); returns at once. */
     public synchronized void serve(InputStream in, OutputStream out) {
         var mapper = new JacksonMcpJsonMapper(new ObjectMapper());
-        var transport = new StdioServerTransportProvider(mapper, in, out);
+        calls = new CancellingInput(in);
+        var transport = new StdioServerTransportProvider(mapper, calls, out);
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", VERSION)
                 .instructions("Tools to run commands and code and edit files in an isolated sandbox. Calls go to"
@@ -79,21 +82,48 @@ public final class SandboxMcpServer implements AutoCloseable {
                 .validateToolInputs(false);
         for (ToolSpec tool : SandboxTools.specs(config)) {
             spec.toolCall(McpSchema.Tool.builder().name(tool.name()).description(tool.description())
-                    .inputSchema(withSandboxId(tool.inputSchema())).build(),
+                    .inputSchema(withSandboxId(tool.inputSchema()))
+                    .outputSchema(tool.outputSchema())
+                    .annotations(annotations(tool.readOnly(), tool.hints().destructive(), tool.hints().idempotent(),
+                            tool.hints().openWorld()))
+                    .build(),
                     (exchange, request) -> callTool(tool.name(), exchange, request));
         }
         spec.toolCall(McpSchema.Tool.builder().name("create_sandbox")
                         .description("Open a new, empty sandbox (settings from the server's configuration) and"
                                 + " return its sandbox_id; pass it to other tools to work in it. Sandboxes idle"
                                 + " for long are closed; kill_sandbox closes one now.")
-                        .inputSchema(Map.of("type", "object", "properties", Map.of())).build(),
-                (exchange, request) -> createSandbox());
+                        .inputSchema(strict(Map.of(), List.of()))
+                        .outputSchema(resultSchema(Map.of("sandbox_id", "string", "backend", "string")))
+                        .annotations(annotations(false, false, false, false)).build(),
+                (exchange, request) -> createSandbox(request));
         spec.toolCall(McpSchema.Tool.builder().name("kill_sandbox")
                         .description("Close a sandbox now: kill its processes and delete its files.")
-                        .inputSchema(withSandboxId(Map.of("type", "object", "properties", Map.of(),
-                                "required", List.of("sandbox_id")))).build(),
+                        .inputSchema(withSandboxId(strict(Map.of(), List.of("sandbox_id"))))
+                        .outputSchema(resultSchema(Map.of("sandbox_id", "string", "killed", "boolean")))
+                        .annotations(annotations(false, true, true, false)).build(),
                 (exchange, request) -> killSandbox(request));
         server = spec.build();
+    }
+
+    private static McpSchema.ToolAnnotations annotations(boolean readOnly, boolean destructive, boolean idempotent,
+                                                         boolean openWorld) {
+        return new McpSchema.ToolAnnotations(null, readOnly, !readOnly && destructive, idempotent, openWorld, null);
+    }
+
+    private static Map<String, Object> strict(Map<String, Object> properties, List<String> required) {
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", properties);
+        schema.put("required", required);
+        schema.put("additionalProperties", false);
+        return schema;
+    }
+
+    /** The result schema of the two MCP-only tools: {@code success}, their fields, and the error fields. */
+    private static Map<String, Object> resultSchema(Map<String, String> fields) {
+        return new ToolSpec("result", "result", List.of(), dev.sandbox4j.tools.Capability.READ_FILES,
+                new ToolSpec.Hints(false, true, false), fields).outputSchema();
     }
 
     @SuppressWarnings("unchecked")
@@ -106,21 +136,41 @@ public final class SandboxMcpServer implements AutoCloseable {
         return copy;
     }
 
+    /** The result as text (the JSON a model reads) and as {@code structuredContent} (the same object). */
     private static McpSchema.CallToolResult toMcp(ToolResult r) {
-        var b = McpSchema.CallToolResult.builder().addTextContent(r.toJson()).isError(!r.success());
+        var b = McpSchema.CallToolResult.builder().addTextContent(r.toJson()).isError(!r.success())
+                .structuredContent(r.fields());
         for (ToolResult.Image image : r.images()) {
             b.addContent(new McpSchema.ImageContent(null, image.base64(), image.mimeType()));
         }
         return b.build();
     }
 
+    private static String requestId(McpSchema.CallToolRequest request) {
+        Object id = request.meta() == null ? null : request.meta().get(CancellingInput.REQUEST_ID);
+        return id == null ? null : id.toString();
+    }
+
     private McpSchema.CallToolResult callTool(String name, McpSyncServerExchange exchange,
                                               McpSchema.CallToolRequest request) {
+        String requestId = requestId(request);
+        if (!calls.begin(requestId)) {
+            return toMcp(ToolResult.error(ErrorKind.INTERRUPTED, name + " was cancelled before it started"));
+        }
+        try {
+            return runTool(name, exchange, request);
+        } finally {
+            calls.end(requestId);
+        }
+    }
+
+    private McpSchema.CallToolResult runTool(String name, McpSyncServerExchange exchange,
+                                             McpSchema.CallToolRequest request) {
         Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
         Object id = args.get("sandbox_id");
         try {
             if (id != null && !(id instanceof String)) {
-                return toMcp(ToolResult.error(ToolResult.INVALID_ARGUMENT, "sandbox_id must be a string", false));
+                return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "sandbox_id must be a string"));
             }
             Sandbox sandbox = pool.get((String) id);
             Map<String, Object> rest = new LinkedHashMap<>(args);
@@ -137,38 +187,56 @@ public final class SandboxMcpServer implements AutoCloseable {
             return toMcp(ToolResult.error(e));
         } catch (RuntimeException e) {
             LOG.warn("tool {} failed", name, e);
-            return toMcp(ToolResult.error("internal", name + " failed unexpectedly ("
-                    + e.getClass().getSimpleName() + ")", false));
+            return toMcp(ToolResult.error(ErrorKind.INTERNAL, name + " failed unexpectedly ("
+                    + e.getClass().getSimpleName() + ")"));
         }
     }
 
-    private McpSchema.CallToolResult createSandbox() {
+    private McpSchema.CallToolResult createSandbox(McpSchema.CallToolRequest request) {
+        if (request.arguments() != null && !request.arguments().isEmpty()) {
+            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "create_sandbox takes no arguments, got "
+                    + String.join(", ", request.arguments().keySet())));
+        }
         try {
             Sandbox s = pool.create();
             Map<String, Object> f = new LinkedHashMap<>();
             f.put("success", true);
             f.put("sandbox_id", s.id());
             f.put("backend", s.info().backend());
-            return McpSchema.CallToolResult.builder().addTextContent(json(f)).isError(false).build();
+            return ok(f);
         } catch (SandboxException e) {
             return toMcp(ToolResult.error(e));
         } catch (RuntimeException e) {
             LOG.warn("create_sandbox failed", e);
-            return toMcp(ToolResult.error("internal", "could not open a sandbox ("
-                    + e.getClass().getSimpleName() + ")", false));
+            return toMcp(ToolResult.error(ErrorKind.INTERNAL, "could not open a sandbox ("
+                    + e.getClass().getSimpleName() + ")"));
         }
     }
 
     private McpSchema.CallToolResult killSandbox(McpSchema.CallToolRequest request) {
-        Object id = request.arguments() == null ? null : request.arguments().get("sandbox_id");
+        Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
+        List<String> unknown = args.keySet().stream().filter(k -> !k.equals("sandbox_id")).sorted().toList();
+        if (!unknown.isEmpty()) {
+            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "unknown argument(s) " + unknown
+                    + " for kill_sandbox; it takes: sandbox_id"));
+        }
+        Object id = args.get("sandbox_id");
         if (!(id instanceof String s) || s.isBlank()) {
-            return toMcp(ToolResult.error(ToolResult.INVALID_ARGUMENT, "kill_sandbox needs sandbox_id", false));
+            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "kill_sandbox needs sandbox_id"));
         }
         if (!pool.kill(s)) {
-            return toMcp(ToolResult.error("not_found", "no open sandbox '" + s + "'; open: " + pool.ids(), false));
+            return toMcp(ToolResult.error(ErrorKind.NOT_FOUND, "no open sandbox '" + s + "'; open: " + pool.ids()));
         }
-        return McpSchema.CallToolResult.builder().addTextContent(json(Map.of("success", true, "sandbox_id", s,
-                "killed", true))).isError(false).build();
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("success", true);
+        f.put("sandbox_id", s);
+        f.put("killed", true);
+        return ok(f);
+    }
+
+    private static McpSchema.CallToolResult ok(Map<String, Object> f) {
+        return McpSchema.CallToolResult.builder().addTextContent(json(f)).structuredContent(f).isError(false)
+                .build();
     }
 
     private static String json(Map<String, Object> f) {
@@ -200,6 +268,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         int maxSandboxes = 4;
         Duration idle = Duration.ofMinutes(30);
         Duration maxTimeout;
+        Duration heartbeat;
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -213,6 +282,8 @@ public final class SandboxMcpServer implements AutoCloseable {
                     case "--idle-minutes" -> o.idle = Duration.ofMinutes(Long.parseLong(value(args, ++i, a)));
                     case "--idle-seconds" -> o.idle = Duration.ofSeconds(Long.parseLong(value(args, ++i, a)));
                     case "--max-timeout" -> o.maxTimeout = Duration.ofSeconds(Long.parseLong(value(args, ++i, a)));
+                    case "--heartbeat-seconds" -> o.heartbeat = Duration.ofSeconds(Long.parseLong(value(args, ++i,
+                            a)));
                     default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
                 }
             }
@@ -232,6 +303,9 @@ public final class SandboxMcpServer implements AutoCloseable {
             if (maxTimeout != null) {
                 b.maxTimeout(maxTimeout);
             }
+            if (heartbeat != null) {
+                b.heartbeatInterval(heartbeat);
+            }
             return b.build();
         }
 
@@ -243,13 +317,16 @@ public final class SandboxMcpServer implements AutoCloseable {
     }
 
     static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory] [--read-only]"
-            + " [--disable tool,tool] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]";
+            + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
+            + " [--heartbeat-seconds N]";
 
     /** Runs the server on stdin/stdout until stdin closes. */
     public static void main(String[] args) throws InterruptedException {
         Options o;
+        ToolConfig config;
         try {
             o = Options.parse(args);
+            config = o.toolConfig();
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -277,7 +354,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         };
         OutputStream out = System.out;
         System.setOut(System.err); // nothing else may write to the protocol channel
-        SandboxMcpServer server = new SandboxMcpServer(o.opener(), o.toolConfig(), o.maxSandboxes, o.idle);
+        SandboxMcpServer server = new SandboxMcpServer(o.opener(), config, o.maxSandboxes, o.idle);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sandbox-mcp-shutdown"));
         server.serve(in, out);
         LOG.info("sandbox4j MCP server ready (backend {}, read-only {})", o.backend == null ? "default" : o.backend,

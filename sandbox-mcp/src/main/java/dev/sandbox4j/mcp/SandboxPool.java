@@ -84,7 +84,7 @@ final class SandboxPool implements AutoCloseable {
         if (open.size() >= max) {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, open.size() + " sandboxes are open, the"
                     + " most this server allows. Call kill_sandbox on one you no longer need (open: "
-                    + open.keySet() + ") and try again.", null, false);
+                    + open.keySet() + ") and try again.");
         }
         Entry e = new Entry(opener.get());
         open.put(e.sandbox.id(), e);

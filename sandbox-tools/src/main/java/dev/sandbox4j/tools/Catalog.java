@@ -8,7 +8,9 @@ import static dev.sandbox4j.tools.ToolParam.Type.STRING;
 import static dev.sandbox4j.tools.ToolParam.Type.STRING_ARRAY;
 import static dev.sandbox4j.tools.ToolParam.Type.STRING_MAP;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** The tool definitions: names, descriptions for a model, parameters. */
 final class Catalog {
@@ -23,6 +25,77 @@ final class Catalog {
         return new ToolParam(name, type, description, false);
     }
 
+    private static ToolSpec spec(String name, String description, List<ToolParam> params) {
+        return new ToolSpec(name, description, params, capabilityOf(name), hintsOf(name), outputOf(name));
+    }
+
+    /** The capability of each tool, by name; null for a name that is no tool. */
+    static Capability capabilityOf(String tool) {
+        return switch (tool) {
+            case "bash", "exec" -> Capability.RUN_COMMANDS;
+            case "execute_code" -> Capability.RUN_CODE;
+            case "write_file", "create_file", "str_replace", "edit_file", "create_directory", "move_file" ->
+                    Capability.WRITE_FILES;
+            case "view", "read_file", "read_multiple_files", "list_directory", "get_file_info", "search_files",
+                    "grep" -> Capability.READ_FILES;
+            default -> null;
+        };
+    }
+
+    private static ToolSpec.Hints hintsOf(String tool) {
+        return switch (capabilityOf(tool)) {
+            // a command or snippet may do anything inside the sandbox; it reaches out only where the network
+            // policy allows (none by default)
+            case RUN_COMMANDS, RUN_CODE -> new ToolSpec.Hints(true, false, false);
+            case READ_FILES -> new ToolSpec.Hints(false, true, false);
+            case WRITE_FILES -> switch (tool) {
+                case "write_file", "str_replace", "edit_file" -> new ToolSpec.Hints(true, false, false);
+                case "create_file", "create_directory" -> new ToolSpec.Hints(false, true, false);
+                default -> new ToolSpec.Hints(false, false, false); // move_file: never replaces its destination
+            };
+        };
+    }
+
+    private static final Map<String, String> EXEC_OUTPUT = fields("status", "string", "exit_code", "integer",
+            "stdout", "string", "stderr", "string", "duration_ms", "integer", "meaning", "string",
+            "stdout_omitted_chars", "integer", "stdout_omitted_lines", "integer", "stderr_omitted_chars", "integer",
+            "stderr_omitted_lines", "integer", "detail", "string", "summary", "string", "language", "string",
+            "note", "string");
+
+    /** The fields of a successful result of each tool, with their JSON types. */
+    private static Map<String, String> outputOf(String tool) {
+        return switch (tool) {
+            case "bash", "exec", "execute_code" -> EXEC_OUTPUT;
+            case "view" -> fields("path", "string", "type", "string", "content", "string", "total_lines", "integer",
+                    "truncated", "boolean", "note", "string", "entries", "integer", "size", "integer", "mime_type",
+                    "string", "encoding", "string", "image_width", "integer", "image_height", "integer",
+                    "thumbnail", "string");
+            case "read_file" -> fields("path", "string", "size", "integer", "offset", "integer", "length", "integer",
+                    "eof", "boolean", "encoding", "string", "content", "string", "note", "string");
+            case "read_multiple_files" -> fields("files", "array", "failed", "integer");
+            case "write_file" -> fields("path", "string", "mode", "string", "bytes_written", "integer");
+            case "create_file" -> fields("path", "string", "bytes_written", "integer");
+            case "str_replace", "edit_file" -> fields("path", "string", "applied", "boolean", "edits", "integer",
+                    "diff", "string");
+            case "create_directory" -> fields("path", "string");
+            case "list_directory" -> fields("path", "string", "content", "string", "entries", "integer");
+            case "get_file_info" -> fields("path", "string", "type", "string", "size", "integer", "permissions",
+                    "string", "modified", "string", "link_target", "string");
+            case "move_file" -> fields("source", "string", "destination", "string");
+            case "search_files", "grep" -> fields("matches", "array", "count", "integer", "truncated", "boolean",
+                    "note", "string");
+            default -> throw new IllegalArgumentException(tool);
+        };
+    }
+
+    private static Map<String, String> fields(String... nameType) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < nameType.length; i += 2) {
+            m.put(nameType[i], nameType[i + 1]);
+        }
+        return m;
+    }
+
     private static final String PATH = "Path relative to the workspace (or absolute under /workspace)";
 
     static List<ToolSpec> all(ToolConfig c) {
@@ -30,7 +103,7 @@ final class Catalog {
         long maxSec = c.maxTimeout().toSeconds();
         int cap = c.outputLimit();
         return List.of(
-                new ToolSpec("bash",
+                spec("bash",
                         "Run a shell command (/bin/sh -c) in the sandbox, with the workspace as working directory."
                                 + " Processes, files and background servers persist between calls. Returns"
                                 + " exit_code, stdout, stderr, status (completed, timeout, killed) and a one-line"
@@ -43,9 +116,8 @@ final class Catalog {
                                 opt("cwd", STRING, "Working directory inside the workspace; default the workspace"
                                         + " root"),
                                 opt("timeout", INTEGER, "Timeout in seconds (default " + defSec + ", at most "
-                                        + maxSec + "); the whole process tree is killed when it expires")),
-                        false),
-                new ToolSpec("exec",
+                                        + maxSec + "); the whole process tree is killed when it expires"))),
+                spec("exec",
                         "Run one program with an argument list, without a shell (no quoting or globbing), with"
                                 + " optional extra environment variables. Variables that hijack the loader or"
                                 + " interpreters (LD_PRELOAD, PYTHONPATH, NODE_OPTIONS, ...) are refused. Returns"
@@ -55,9 +127,8 @@ final class Catalog {
                                 opt("env", STRING_MAP, "Extra environment variables for this command only"),
                                 opt("cwd", STRING, "Working directory inside the workspace"),
                                 opt("timeout", INTEGER, "Timeout in seconds (default " + defSec + ", at most "
-                                        + maxSec + ")")),
-                        false),
-                new ToolSpec("execute_code",
+                                        + maxSec + ")"))),
+                spec("execute_code",
                         "Run a code snippet in an interpreter in the sandbox and return stdout, stderr,"
                                 + " exit_code, status (completed, timeout, error_runtime, error_setup) and"
                                 + " duration_ms. Print what you want to see. Languages: python, javascript, bash"
@@ -66,91 +137,78 @@ final class Catalog {
                                 req("code", STRING, "The source code to run"),
                                 opt("stdin_data", STRING, "Text fed to the program's standard input"),
                                 opt("timeout_ms", INTEGER, "Timeout in milliseconds (default "
-                                        + c.defaultCodeTimeout().toMillis() + ")")),
-                        false),
-                new ToolSpec("view",
+                                        + c.defaultCodeTimeout().toMillis() + ")"))),
+                spec("view",
                         "Look at a file or directory. A text file comes with line numbers (use view_range for"
                                 + " part of a long file); a directory lists two levels; a binary file comes as"
                                 + " base64 with its MIME type, and an image also as a thumbnail where the client"
                                 + " shows images.",
                         List.of(req("path", STRING, PATH),
                                 opt("view_range", INTEGER_ARRAY, "[start, end] line numbers, 1-indexed and"
-                                        + " inclusive; end -1 means to the end of the file")),
-                        true),
-                new ToolSpec("read_file",
+                                        + " inclusive; end -1 means to the end of the file"))),
+                spec("read_file",
                         "Read a file's content, or a byte range of it. UTF-8 text comes as text, other content"
                                 + " as base64 (field encoding says which). Large files come in chunks: use offset"
                                 + " and length to read on.",
                         List.of(req("path", STRING, PATH),
                                 opt("offset", INTEGER, "Byte offset to start at (default 0)"),
                                 opt("length", INTEGER, "Number of bytes to read (default and maximum "
-                                        + c.maxReadBytes() + ")")),
-                        true),
-                new ToolSpec("read_multiple_files",
+                                        + c.maxReadBytes() + ")"))),
+                spec("read_multiple_files",
                         "Read several files at once. Each file has its own result; one failing does not stop"
                                 + " the others.",
-                        List.of(req("paths", STRING_ARRAY, "Paths of the files to read")),
-                        true),
-                new ToolSpec("write_file",
+                        List.of(req("paths", STRING_ARRAY, "Paths of the files to read"))),
+                spec("write_file",
                         "Write text to a file, creating it and its parent directories. mode 'overwrite'"
                                 + " (default) replaces the file; 'append' adds to its end. Prefer str_replace or"
                                 + " edit_file for changing part of an existing file.",
                         List.of(req("path", STRING, PATH),
                                 req("content", STRING, "The text to write"),
-                                opt("mode", STRING, "overwrite (default) or append")),
-                        false),
-                new ToolSpec("create_file",
+                                opt("mode", STRING, "overwrite (default) or append"))),
+                spec("create_file",
                         "Create a new file with the given text (parent directories are created). Fails if the"
                                 + " file already exists.",
-                        List.of(req("path", STRING, PATH), req("content", STRING, "The text of the new file")),
-                        false),
-                new ToolSpec("str_replace",
+                        List.of(req("path", STRING, PATH), req("content", STRING, "The text of the new file"))),
+                spec("str_replace",
                         "Replace one exact occurrence of old_str with new_str in a file. old_str must match"
                                 + " exactly once, whitespace included; the call fails, saying how many matches it"
                                 + " found, on zero or several (add surrounding lines to make it unique). Returns"
                                 + " a diff.",
                         List.of(req("path", STRING, PATH),
                                 req("old_str", STRING, "The exact text to replace; must occur exactly once"),
-                                req("new_str", STRING, "The replacement text (may be empty to delete)")),
-                        false),
-                new ToolSpec("edit_file",
+                                req("new_str", STRING, "The replacement text (may be empty to delete)"))),
+                spec("edit_file",
                         "Apply several exact-text edits to a file, in order, all or none. Each oldText must"
                                 + " occur exactly once at its turn. Returns a git-style unified diff; with"
                                 + " dryRun the file is not changed and the diff shows what would change.",
                         List.of(req("path", STRING, PATH),
                                 req("edits", EDIT_ARRAY, "The edits, applied in order"),
                                 opt("dryRun", BOOLEAN, "Preview the diff without changing the file"
-                                        + " (default false)")),
-                        false),
-                new ToolSpec("create_directory",
+                                        + " (default false)"))),
+                spec("create_directory",
                         "Create a directory and any missing parents; succeeds if it already exists.",
-                        List.of(req("path", STRING, PATH)),
-                        false),
-                new ToolSpec("list_directory",
+                        List.of(req("path", STRING, PATH))),
+                spec("list_directory",
                         "List a directory's entries, each prefixed with [FILE] or [DIR] ([LINK] for a symbolic"
                                 + " link).",
-                        List.of(opt("path", STRING, PATH + "; default the workspace root")),
-                        true),
-                new ToolSpec("get_file_info",
+                        List.of(opt("path", STRING, PATH + "; default the workspace root"))),
+                spec("get_file_info",
                         "Describe a file or directory without reading it: type, size, permissions, last"
                                 + " modification time, link target.",
-                        List.of(req("path", STRING, PATH)),
-                        true),
-                new ToolSpec("move_file",
+                        List.of(req("path", STRING, PATH))),
+                spec("move_file",
                         "Move or rename a file or directory. Fails if the destination already exists.",
                         List.of(req("source", STRING, "Path to move"),
-                                req("destination", STRING, "New path; must not exist yet")),
-                        false),
-                new ToolSpec("search_files",
+                                req("destination", STRING, "New path; must not exist yet"))),
+                spec("search_files",
                         "Find files and directories by name with a glob, recursively under a path: '*.py'"
                                 + " matches by name at any depth, 'src/**/*.java' matches paths. Returns"
                                 + " workspace-relative paths.",
                         List.of(req("path", STRING, "Directory to search under ('.' for the workspace)"),
                                 req("pattern", STRING, "Glob: *, **, ?, [abc], {a,b}"),
                                 opt("excludePatterns", STRING_ARRAY, "Globs of paths to skip, e.g."
-                                        + " ['node_modules', '.git']")),
-                        true),
-                new ToolSpec("grep",
+                                        + " ['node_modules', '.git']"))),
+                spec("grep",
                         "Search file contents for a regular expression (Java syntax), line by line, under a"
                                 + " directory or in one file. Binary files are skipped. Returns matches as"
                                 + " 'path:line: text'.",
@@ -159,7 +217,6 @@ final class Catalog {
                                 opt("include", STRING, "Only search files matching this glob, e.g. '*.java'"),
                                 opt("exclude", STRING, "Skip files and directories matching this glob"),
                                 opt("case_insensitive", BOOLEAN, "Ignore case (default false)"),
-                                opt("max_results", INTEGER, "Stop after this many matches (default 200)")),
-                        true));
+                                opt("max_results", INTEGER, "Stop after this many matches (default 200)"))));
     }
 }

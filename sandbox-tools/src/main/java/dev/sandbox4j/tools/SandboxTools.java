@@ -5,8 +5,10 @@ import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
@@ -15,6 +17,7 @@ import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.StreamType;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +26,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
@@ -105,26 +111,44 @@ public final class SandboxTools {
      */
     public ToolResult call(String tool, Map<String, ?> arguments, ToolProgress progress) {
         if (tool == null || !specs.containsKey(tool)) {
-            boolean known = tool != null && Catalog.all(config).stream().anyMatch(s -> s.name().equals(tool));
-            if (known && config.readOnly() && !config.disabled().contains(tool)) {
-                return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "tool '" + tool
-                        + "' changes the sandbox and this tool set is read-only", false);
+            Capability capability = tool == null ? null : Catalog.capabilityOf(tool);
+            if (capability == null) {
+                return ToolResult.error(ErrorKind.UNSUPPORTED, "unknown tool '" + tool + "'; tools: "
+                        + String.join(", ", specs.keySet()));
             }
-            return ToolResult.error(ErrorKind.UNSUPPORTED.code(), known ? "tool '" + tool + "' is switched off"
-                    : "unknown tool '" + tool + "'; tools: " + String.join(", ", specs.keySet()), false);
+            Set<Capability> off = EnumSet.copyOf(capability.reach());
+            off.retainAll(config.disabledCapabilities());
+            if (config.readOnly() && off.equals(EnumSet.of(Capability.WRITE_FILES))) {
+                return ToolResult.error(ErrorKind.PERMISSION_DENIED, "tool '" + tool
+                        + "' changes the sandbox and this tool set is read-only");
+            }
+            return ToolResult.error(ErrorKind.UNSUPPORTED, "tool '" + tool + "' is switched off: it can "
+                    + off.stream().map(Capability::code).collect(Collectors.joining(", "))
+                    + ", which this tool set does not allow");
+        }
+        ToolSpec spec = specs.get(tool);
+        if (arguments != null) {
+            List<String> unknown = arguments.keySet().stream().filter(k -> spec.param(k) == null).sorted()
+                    .collect(Collectors.toList());
+            if (!unknown.isEmpty()) {
+                return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "unknown argument" + (unknown.size() > 1 ? "s "
+                        : " ") + unknown.stream().map(k -> "'" + k + "'").collect(Collectors.joining(", ")) + " for "
+                        + tool + "; it takes: " + spec.params().stream().map(ToolParam::name)
+                        .collect(Collectors.joining(", ")));
+            }
         }
         Args args = new Args(tool, arguments);
         try {
             return dispatch(tool, args, progress);
         } catch (Args.ArgException e) {
-            return ToolResult.error(ToolResult.INVALID_ARGUMENT, e.getMessage(), false);
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, e.getMessage());
         } catch (SandboxException e) {
             return ToolResult.error(e);
         } catch (IllegalArgumentException e) {
-            return ToolResult.error(ToolResult.INVALID_ARGUMENT, tool + ": " + e.getMessage(), false);
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, tool + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            return ToolResult.error(ErrorKind.INTERNAL.code(), tool + " failed unexpectedly ("
-                    + e.getClass().getSimpleName() + ")", false);
+            return ToolResult.error(ErrorKind.INTERNAL, tool + " failed unexpectedly ("
+                    + e.getClass().getSimpleName() + ")");
         }
     }
 
@@ -201,10 +225,7 @@ public final class SandboxTools {
         if (cwd != null && !cwd.isBlank()) {
             request = request.withCwd(cwd);
         }
-        ExecRequest r = request;
-        ExecResult result = await(() -> sandbox.shell().run(r), progress);
-        return ToolResult.ok(Shaping.execFields(result, Shaping.lastProgram(command), config.outputLimit(),
-                timeout.note()));
+        return runCommand(request, Shaping.lastProgram(command), timeout, progress);
     }
 
     private ToolResult exec(Args a, ToolProgress progress) {
@@ -220,10 +241,10 @@ public final class SandboxTools {
             }
         }
         if (!refused.isEmpty()) {
-            return ToolResult.error(ErrorKind.PERMISSION_DENIED.code(), "refused environment variable"
+            return ToolResult.error(ErrorKind.PERMISSION_DENIED, "refused environment variable"
                     + (refused.size() > 1 ? "s " : " ") + String.join(", ", refused)
                     + ": it can hijack the loader or an interpreter. Refused names: "
-                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.", false,
+                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.",
                     Map.of("refused_env", refused));
         }
         String cwd = a.optString("cwd", null);
@@ -233,10 +254,120 @@ public final class SandboxTools {
         if (cwd != null && !cwd.isBlank()) {
             request = request.withCwd(cwd);
         }
-        ExecRequest r = request;
-        ExecResult result = await(() -> sandbox.shell().run(r), progress);
-        return ToolResult.ok(Shaping.execFields(result, Shaping.firstProgram(List.of(program)),
-                config.outputLimit(), timeout.note()));
+        return runCommand(request, Shaping.firstProgram(List.of(program)), timeout, progress);
+    }
+
+    /**
+     * Runs a command. Where the sandbox has background processes, the command is started with a listener that counts
+     * every character and line of both streams (so the marker can say how many lines were cut) and keeps the newest
+     * output for progress reports; the wait is interruptible, and an interrupt kills the command's process tree.
+     */
+    private ToolResult runCommand(ExecRequest request, String program, Timeout timeout, ToolProgress progress) {
+        if (!sandbox.info().features().contains(Feature.BACKGROUND_PROCESSES)) {
+            ExecResult result = await(() -> sandbox.shell().run(request), progress);
+            return ToolResult.ok(Shaping.execFields(result, program, config.outputLimit(), timeout.note(), null,
+                    null));
+        }
+        Shaping.StreamCount out = new Shaping.StreamCount();
+        Shaping.StreamCount err = new Shaping.StreamCount();
+        Recent recent = new Recent();
+        ExecHandle handle = sandbox.shell().start(request, (stream, text) -> {
+            (stream == StreamType.STDERR ? err : out).add(text);
+            recent.add(stream, text);
+        });
+        long start = System.nanoTime();
+        // a backstop only: the request's own timeout ends the command well before this
+        long deadline = start + timeout.duration().plusSeconds(30).toNanos();
+        try {
+            handle.closeStdin();
+            Duration step = progress == null ? Duration.ofMillis(500) : config.heartbeatInterval();
+            while (true) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted");
+                }
+                Optional<ExecResult> done = handle.await(step);
+                if (done.isPresent()) {
+                    return ToolResult.ok(Shaping.execFields(done.get(), program, config.outputLimit(),
+                            timeout.note(), out, err));
+                }
+                if (System.nanoTime() > deadline) {
+                    ExecResult killed = handle.kill();
+                    return ToolResult.ok(Shaping.execFields(killed, program, config.outputLimit(),
+                            "the command outlived its timeout and was killed", out, err));
+                }
+                if (progress != null) {
+                    long elapsed = (System.nanoTime() - start) / 1_000_000;
+                    heartbeat(progress, elapsed, "still running after " + (elapsed / 1000) + " s" + recent.take());
+                }
+            }
+        } catch (SandboxException e) {
+            if (e.kind() != ErrorKind.INTERRUPTED) {
+                throw e;
+            }
+            killQuietly(handle);
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "the call was cancelled or interrupted; the command"
+                    + " and every process it started were killed");
+        } finally {
+            if (handle.isAlive()) {
+                killQuietly(handle);
+            }
+            handle.close();
+        }
+    }
+
+    private static void killQuietly(ExecHandle handle) {
+        boolean interrupted = Thread.interrupted(); // the kill must not be cut short by the caller's interrupt
+        try {
+            handle.kill();
+        } catch (RuntimeException ignored) {
+            // already ended, or the sandbox closed: nothing left to kill
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static void heartbeat(ToolProgress progress, long elapsed, String message) {
+        try {
+            progress.heartbeat(elapsed, message);
+        } catch (RuntimeException ignored) {
+            // a listener failure must not stop the command
+        }
+    }
+
+    /** The newest output since the last progress report, at most {@link #PROGRESS_OUTPUT} characters per stream. */
+    static final int PROGRESS_OUTPUT = 2_000;
+
+    private static final class Recent {
+        private final StringBuilder out = new StringBuilder();
+        private final StringBuilder err = new StringBuilder();
+
+        synchronized void add(StreamType stream, String text) {
+            StringBuilder b = stream == StreamType.STDERR ? err : out;
+            b.append(text);
+            if (b.length() > 2 * PROGRESS_OUTPUT) {
+                b.delete(0, b.length() - PROGRESS_OUTPUT);
+            }
+        }
+
+        /** "; new stdout: ...; new stderr: ..." for what arrived since the last call, or "" when nothing did. */
+        synchronized String take() {
+            String s = part("stdout", out) + part("stderr", err);
+            out.setLength(0);
+            err.setLength(0);
+            return s;
+        }
+
+        private static String part(String name, StringBuilder b) {
+            if (b.length() == 0) {
+                return "";
+            }
+            String text = b.length() > PROGRESS_OUTPUT ? "..." + b.substring(b.length() - PROGRESS_OUTPUT)
+                    : b.toString();
+            return "\nnew " + name + ":\n" + text;
+        }
     }
 
     boolean blocked(String name) {
@@ -264,9 +395,9 @@ public final class SandboxTools {
         List<String> supported = sandbox.code().languages().stream().map(Language::id)
                 .collect(Collectors.toCollection(TreeSet::new)).stream().collect(Collectors.toList());
         if (language == null || !sandbox.code().languages().contains(language)) {
-            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE.code(), "language '" + languageName
+            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE, "language '" + languageName
                     + "' is not supported here; supported: " + (supported.isEmpty() ? "none"
-                    : String.join(", ", supported)), false, Map.of("supported_languages", supported));
+                    : String.join(", ", supported)), Map.of("supported_languages", supported));
         }
         CodeRequest request = CodeRequest.of(language, code).withTimeout(timeout.duration())
                 .withOutputLimit(config.outputLimit());
@@ -278,13 +409,16 @@ public final class SandboxTools {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("status", result.status().code());
         f.put("exit_code", result.exitCode());
-        f.put("stdout", Shaping.cap(result.stdout(), config.outputLimit()));
-        f.put("stderr", Shaping.cap(result.stderr(), config.outputLimit()));
+        Shaping.Capped stdout = Shaping.shape(result.stdout(), result.exec().stdoutTruncation(),
+                config.outputLimit(), null);
+        Shaping.Capped stderr = Shaping.shape(result.stderr(), result.exec().stderrTruncation(),
+                config.outputLimit(), null);
+        f.put("stdout", stdout.text());
+        f.put("stderr", stderr.text());
         f.put("duration_ms", result.duration().toMillis());
         f.put("language", language.id());
-        if (result.exec().truncated()) {
-            f.put("truncated", true);
-        }
+        Shaping.putTruncation(f, "stdout", stdout);
+        Shaping.putTruncation(f, "stderr", stderr);
         if (timeout.note() != null) {
             f.put("note", timeout.note());
         }
@@ -309,11 +443,7 @@ public final class SandboxTools {
                     return future.get(interval, TimeUnit.MILLISECONDS);
                 } catch (TimeoutException e) {
                     long elapsed = (System.nanoTime() - start) / 1_000_000;
-                    try {
-                        progress.heartbeat(elapsed, "still running after " + (elapsed / 1000) + " s");
-                    } catch (RuntimeException ignored) {
-                        // a listener failure must not stop the command
-                    }
+                    heartbeat(progress, elapsed, "still running after " + (elapsed / 1000) + " s");
                 }
             }
         } catch (InterruptedException e) {
@@ -561,14 +691,57 @@ public final class SandboxTools {
         if (oldStr.isEmpty()) {
             throw new Args.ArgException("old_str must not be empty; to write a whole file use write_file");
         }
-        return edited(fs().replace(path, oldStr, newStr));
+        try {
+            return edited(fs().replace(path, oldStr, newStr));
+        } catch (SandboxException e) {
+            return nearMiss(e, path, text -> new String[] {text, oldStr, ""});
+        }
     }
 
     private ToolResult editFile(Args a) {
         String path = a.string("path");
         List<Edit> edits = a.edits("edits");
         boolean dryRun = a.optBool("dryRun", false);
-        return edited(fs().edit(path, edits, dryRun));
+        try {
+            return edited(fs().edit(path, edits, dryRun));
+        } catch (SandboxException e) {
+            return nearMiss(e, path, text -> {
+                int failing = NearMiss.failingEdit(text, edits);
+                return failing < 0 ? null : new String[] {NearMiss.applyBefore(text, edits, failing),
+                        edits.get(failing).oldText(), " Edit " + (failing + 1) + " of " + edits.size()
+                        + (failing > 0 ? " (line numbers as the earlier edits leave the file)" : "") + "."};
+            });
+        }
+    }
+
+    /**
+     * A {@code no_match} answer that names the nearest candidate and how it differs, read through the file API; any
+     * other failure, or a file with nothing near, is answered as it was thrown. Never applies anything.
+     */
+    private ToolResult nearMiss(SandboxException e, String path,
+                                java.util.function.Function<String, String[]> textNeedleNote) {
+        if (e.kind() != ErrorKind.NO_MATCH) {
+            throw e;
+        }
+        NearMiss.Diagnosis d = null;
+        String note = "";
+        try {
+            FileInfo info = fs().stat(path);
+            if (info.size() <= NearMiss.MAX_CHARS) {
+                String text = fs().readText(path);
+                String[] wanted = textNeedleNote.apply(text);
+                if (wanted != null) {
+                    d = NearMiss.diagnose(wanted[0], wanted[1]);
+                    note = wanted[2];
+                }
+            }
+        } catch (SandboxException ignored) {
+            // the file cannot be read for a diagnosis: the plain answer stays
+        }
+        if (d == null) {
+            throw e;
+        }
+        return ToolResult.error(ErrorKind.NO_MATCH, e.getMessage() + "." + note + d.sentence(), d.fields());
     }
 
     private static ToolResult edited(EditResult r) {

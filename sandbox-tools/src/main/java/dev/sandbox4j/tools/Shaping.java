@@ -3,6 +3,7 @@ package dev.sandbox4j.tools;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Truncation;
+import dev.sandbox4j.spi.OutputBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -13,14 +14,133 @@ final class Shaping {
     private Shaping() {
     }
 
-    /** Keeps the first and last {@code limit} characters, with the same marker the backends use. */
-    static String cap(String text, int limit) {
-        if (text.length() <= 2L * limit) {
-            return text;
+    /** Line boundaries are looked for this many characters back from the head's end and on from the tail's start. */
+    static final int LINE_WINDOW = 200;
+
+    /**
+     * One output stream as the model reads it.
+     *
+     * @param text          the kept text, with one marker where the middle was cut
+     * @param omittedChars  characters (code points) cut out, 0 when kept whole
+     * @param omittedLines  line breaks cut out, or -1 when nobody counted them (the backend cut without counting)
+     */
+    record Capped(String text, long omittedChars, long omittedLines) {
+    }
+
+    /** Characters and line breaks of a whole stream, counted as it went by (every chunk, before any cap). */
+    static final class StreamCount {
+        private long codePoints;
+        private long newlines;
+        private boolean pendingHighSurrogate;
+
+        synchronized void add(String chunk) {
+            for (int i = 0; i < chunk.length(); i++) {
+                char c = chunk.charAt(i);
+                if (Character.isLowSurrogate(c) && pendingHighSurrogate) {
+                    pendingHighSurrogate = false;
+                    continue;
+                }
+                pendingHighSurrogate = Character.isHighSurrogate(c);
+                codePoints++;
+                if (c == '\n') {
+                    newlines++;
+                }
+            }
         }
-        long omitted = text.length() - 2L * limit;
-        return text.substring(0, limit) + "\n[... " + omitted + " characters truncated ...]\n"
-                + text.substring(text.length() - limit);
+
+        synchronized long codePoints() {
+            return codePoints;
+        }
+
+        synchronized long newlines() {
+            return newlines;
+        }
+    }
+
+    /** The marker between head and tail: exactly what was cut, in characters and, when known, lines. */
+    static String marker(long omittedChars, long omittedLines) {
+        return "[... " + omittedChars + " characters" + (omittedLines >= 0 ? " (" + omittedLines + " lines)" : "")
+                + " truncated ...]";
+    }
+
+    /** Keeps the first and last {@code limit} characters of a whole text, cut at line boundaries near the cut. */
+    static String cap(String text, int limit) {
+        return shape(text, Truncation.none(text.length()), limit, null).text();
+    }
+
+    /**
+     * Shapes one stream once. When the backend already cut it (its {@link Truncation} says so and its marker is in
+     * the text), the backend's head and tail are kept, never cut again; otherwise a text over twice the limit is cut
+     * here. Either way the cut moves to a line boundary when one lies within {@link #LINE_WINDOW} characters, and
+     * one marker states the characters (and lines, when counted) that are gone.
+     *
+     * @param count the whole stream's counts, or null when the stream was not watched as it went by
+     */
+    static Capped shape(String text, Truncation t, int limit, StreamCount count) {
+        String head;
+        String tail;
+        long omitted;
+        long lines;
+        String backendMarker = t.truncated() ? OutputBuffer.marker(t.omittedChars()) : null;
+        int at = backendMarker == null ? -1 : markerIndex(text, backendMarker, limit);
+        if (at >= 0) {
+            head = text.substring(0, at);
+            tail = text.substring(at + backendMarker.length());
+            omitted = t.omittedChars();
+            lines = -1;
+        } else if (text.codePointCount(0, text.length()) > 2L * limit) {
+            int headEnd = text.offsetByCodePoints(0, limit);
+            int tailStart = text.offsetByCodePoints(text.length(), -limit);
+            head = text.substring(0, headEnd);
+            tail = text.substring(tailStart);
+            String middle = text.substring(headEnd, tailStart);
+            omitted = middle.codePointCount(0, middle.length()) + t.omittedChars();
+            lines = t.truncated() ? -1 : newlines(middle);
+        } else {
+            return new Capped(text, t.omittedChars(), t.truncated() ? -1 : 0);
+        }
+        int headCut = head.lastIndexOf('\n');
+        if (headCut >= 0 && head.length() - (headCut + 1) <= LINE_WINDOW && headCut + 1 < head.length()) {
+            String dropped = head.substring(headCut + 1);
+            omitted += dropped.codePointCount(0, dropped.length());
+            head = head.substring(0, headCut + 1);
+        }
+        int tailCut = tail.indexOf('\n');
+        if (tailCut >= 0 && tailCut < LINE_WINDOW && tailCut + 1 < tail.length()) {
+            String dropped = tail.substring(0, tailCut + 1);
+            omitted += dropped.codePointCount(0, dropped.length());
+            lines = lines < 0 ? lines : lines + 1;
+            tail = tail.substring(tailCut + 1);
+        }
+        if (count != null) {
+            long kept = head.codePointCount(0, head.length()) + tail.codePointCount(0, tail.length());
+            if (count.codePoints() - kept == omitted) {
+                lines = count.newlines() - newlines(head) - newlines(tail);
+            }
+        }
+        String m = marker(omitted, lines);
+        String joined = head + (head.endsWith("\n") ? "" : "\n") + m + "\n" + tail;
+        return new Capped(joined, omitted, lines);
+    }
+
+    private static int markerIndex(String text, String marker, int limit) {
+        if (text.codePointCount(0, text.length()) >= limit) {
+            int headEnd = text.offsetByCodePoints(0, limit);
+            if (text.startsWith(marker, headEnd)) {
+                return headEnd;
+            }
+        }
+        return text.indexOf(marker);
+    }
+
+    private static long newlines(String s) {
+        long n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) == '\n') {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
@@ -79,19 +199,22 @@ final class Shaping {
         }
     }
 
-    static Map<String, Object> execFields(ExecResult r, String program, int limit, String note) {
+    static Map<String, Object> execFields(ExecResult r, String program, int limit, String note, StreamCount out,
+                                          StreamCount err) {
         Map<String, Object> f = new LinkedHashMap<>();
         String meaning = r.status() == ExecStatus.COMPLETED ? meaning(program, r.exitCode()) : null;
+        Capped stdout = shape(r.stdout(), r.stdoutTruncation(), limit, out);
+        Capped stderr = shape(r.stderr(), r.stderrTruncation(), limit, err);
         f.put("status", r.status().code());
         f.put("exit_code", r.exitCode());
-        f.put("stdout", cap(r.stdout(), limit));
-        f.put("stderr", cap(r.stderr(), limit));
+        f.put("stdout", stdout.text());
+        f.put("stderr", stderr.text());
         f.put("duration_ms", r.duration().toMillis());
         if (meaning != null) {
             f.put("meaning", meaning);
         }
-        putTruncation(f, "stdout", r.stdoutTruncation(), r.stdout().length(), limit);
-        putTruncation(f, "stderr", r.stderrTruncation(), r.stderr().length(), limit);
+        putTruncation(f, "stdout", stdout);
+        putTruncation(f, "stderr", stderr);
         if (!r.detail().isEmpty()) {
             f.put("detail", r.detail());
         }
@@ -99,13 +222,13 @@ final class Shaping {
         return f;
     }
 
-    private static void putTruncation(Map<String, Object> f, String stream, Truncation t, int length, int limit) {
-        long omitted = t.omittedChars();
-        if (omitted == 0 && length > 2L * limit) {
-            omitted = length - 2L * limit;
-        }
-        if (omitted > 0) {
-            f.put(stream + "_omitted_chars", omitted);
+    /** {@code <stream>_omitted_chars} and {@code <stream>_omitted_lines}: the same numbers as the marker. */
+    static void putTruncation(Map<String, Object> f, String stream, Capped c) {
+        if (c.omittedChars() > 0) {
+            f.put(stream + "_omitted_chars", c.omittedChars());
+            if (c.omittedLines() >= 0) {
+                f.put(stream + "_omitted_lines", c.omittedLines());
+            }
         }
     }
 

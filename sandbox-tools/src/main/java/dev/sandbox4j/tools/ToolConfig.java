@@ -1,6 +1,8 @@
 package dev.sandbox4j.tools;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -32,6 +34,7 @@ public final class ToolConfig {
     private final List<String> blockedEnv;
     private final boolean readOnly;
     private final Set<String> disabled;
+    private final Set<Capability> disabledCapabilities;
 
     private ToolConfig(Builder b) {
         this.defaultTimeout = b.defaultTimeout;
@@ -45,6 +48,15 @@ public final class ToolConfig {
         this.blockedEnv = List.copyOf(b.blockedEnv);
         this.readOnly = b.readOnly;
         this.disabled = Set.copyOf(b.disabled);
+        EnumSet<Capability> off = EnumSet.noneOf(Capability.class);
+        for (String name : disabled) {
+            Capability c = Capability.fromCode(name);
+            off.add(c != null ? c : Catalog.capabilityOf(name));
+        }
+        if (readOnly) {
+            off.add(Capability.WRITE_FILES);
+        }
+        this.disabledCapabilities = Collections.unmodifiableSet(off);
     }
 
     /** bash 120 s (at most 600 s), execute_code 5 s, 15,000 + 15,000 chars per stream, every tool on. */
@@ -122,14 +134,22 @@ public final class ToolConfig {
         return readOnly;
     }
 
-    /** Tools switched off by name. */
+    /** The tool and capability names given to {@link Builder#disable}, as given. */
     public Set<String> disabled() {
         return disabled;
     }
 
-    /** Whether the named tool is offered under this configuration. */
+    /**
+     * The capabilities switched off: those named, those of the tools named, and {@link Capability#WRITE_FILES} in
+     * read-only mode.
+     */
+    public Set<Capability> disabledCapabilities() {
+        return disabledCapabilities;
+    }
+
+    /** Whether the tool is offered: nothing it can do ({@link Capability#reach()}) is switched off. */
     public boolean enabled(ToolSpec spec) {
-        return !disabled.contains(spec.name()) && (!readOnly || spec.readOnly());
+        return Collections.disjoint(spec.capability().reach(), disabledCapabilities);
     }
 
     /** Builds a {@link ToolConfig}. */
@@ -201,10 +221,28 @@ public final class ToolConfig {
             return this;
         }
 
-        /** Switches tools off by name. */
-        public Builder disable(String... tools) {
-            for (String t : tools) {
-                disabled.add(Objects.requireNonNull(t, "tool"));
+        /**
+         * Switches capabilities off, named by code ({@code run_commands}, {@code run_code}, {@code write_files},
+         * {@code read_files}) or through a tool's name, which stands for that tool's {@link Capability}: every tool
+         * that can do the same goes too ({@code disable("bash")} also removes {@code exec} and {@code execute_code},
+         * which can run the same commands).
+         */
+        public Builder disable(String... names) {
+            for (String t : names) {
+                String name = Objects.requireNonNull(t, "name").trim();
+                if (Capability.fromCode(name) == null && Catalog.capabilityOf(name) == null) {
+                    throw new IllegalArgumentException("cannot disable '" + name + "': it is neither a tool nor a"
+                            + " capability (run_commands, run_code, write_files, read_files)");
+                }
+                disabled.add(name);
+            }
+            return this;
+        }
+
+        /** Switches capabilities off: every tool that can do one of them is left out. */
+        public Builder disable(Capability... capabilities) {
+            for (Capability c : capabilities) {
+                disabled.add(c.code());
             }
             return this;
         }

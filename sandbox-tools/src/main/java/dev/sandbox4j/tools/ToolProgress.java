@@ -8,7 +8,10 @@ package dev.sandbox4j.tools;
 public interface ToolProgress {
     /**
      * @param elapsedMillis how long the command has run so far
-     * @param message       a short line for people, such as {@code "still running after 10 s"}
+     * @param message       {@code "still running after 10 s"}, followed for {@code bash} and {@code exec} (on backends
+     *                      with background processes) by the output that arrived since the previous report:
+     *                      {@code "\nnew stdout:\n..."} and {@code "\nnew stderr:\n..."}, the last 2,000 characters of
+     *                      each
      */
     void heartbeat(long elapsedMillis, String message);
 }

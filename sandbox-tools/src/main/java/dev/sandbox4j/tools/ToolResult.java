@@ -16,9 +16,6 @@ import java.util.Objects;
  * summary say how it went.
  */
 public final class ToolResult {
-    /** The {@code error_type} of a call whose arguments are missing, of the wrong type or out of range. */
-    public static final String INVALID_ARGUMENT = dev.sandbox4j.ErrorKind.INVALID_ARGUMENT.code();
-
     /**
      * An image to show the model alongside the JSON (a thumbnail, from {@code view}).
      *
@@ -47,24 +44,28 @@ public final class ToolResult {
         return new ToolResult(all, images);
     }
 
-    /** A failed call: {@code success:false}, {@code error_type}, {@code message}, {@code retryable}. */
-    public static ToolResult error(String errorType, String message, boolean retryable) {
-        return error(errorType, message, retryable, Map.of());
+    /**
+     * A failed call: {@code success:false}, {@code error_type} (the kind's code), {@code message}, and
+     * {@code retryable} from {@link dev.sandbox4j.ErrorKind#retryable()}: one truth per kind, the one the README's
+     * error table states.
+     */
+    public static ToolResult error(dev.sandbox4j.ErrorKind kind, String message) {
+        return error(kind, message, Map.of());
     }
 
-    static ToolResult error(String errorType, String message, boolean retryable, Map<String, Object> extra) {
+    static ToolResult error(dev.sandbox4j.ErrorKind kind, String message, Map<String, Object> extra) {
         Map<String, Object> all = new LinkedHashMap<>();
         all.put("success", false);
-        all.put("error_type", Objects.requireNonNull(errorType, "errorType"));
+        all.put("error_type", kind.code());
         all.put("message", Objects.requireNonNull(message, "message"));
-        all.put("retryable", retryable);
+        all.put("retryable", kind.retryable());
         all.putAll(extra);
         return new ToolResult(all, List.of());
     }
 
-    /** A failed call from a sandbox exception: its code, message and retryability. */
+    /** A failed call from a sandbox exception: its kind's code and retryability, and its message. */
     public static ToolResult error(SandboxException e) {
-        return error(e.code(), e.getMessage(), e.retryable());
+        return error(e.kind(), e.getMessage());
     }
 
     public boolean success() {

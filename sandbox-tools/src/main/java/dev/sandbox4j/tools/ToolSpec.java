@@ -7,18 +7,39 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A tool as a model sees it: name, description and parameters.
+ * A tool as a model sees it: name, description, parameters, what it can do and how it behaves.
  *
  * @param name        the tool name, such as {@code str_replace}
  * @param description what it does and how to use it, written for a model
  * @param params      its parameters, in order
- * @param readOnly    whether it only reads (it stays in a read-only tool set)
+ * @param capability  what it lets a model do; switched off by {@link ToolConfig.Builder#disable}
+ * @param hints       how it behaves, for clients that show or gate tools (MCP tool annotations)
+ * @param output      the fields of a successful result beyond {@code success}, name to JSON type
  */
-public record ToolSpec(String name, String description, List<ToolParam> params, boolean readOnly) {
+public record ToolSpec(String name, String description, List<ToolParam> params, Capability capability, Hints hints,
+                       Map<String, String> output) {
+    /**
+     * How a tool behaves, as MCP's tool annotations describe it.
+     *
+     * @param destructive may delete or overwrite what was there (meaningless for a read-only tool)
+     * @param idempotent  calling it again with the same arguments changes nothing more
+     * @param openWorld   reaches beyond the sandbox (commands do only where the sandbox's network policy allows)
+     */
+    public record Hints(boolean destructive, boolean idempotent, boolean openWorld) {
+    }
+
     public ToolSpec {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(description, "description");
+        Objects.requireNonNull(capability, "capability");
+        Objects.requireNonNull(hints, "hints");
         params = List.copyOf(params);
+        output = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(output));
+    }
+
+    /** Whether it only reads (it stays in a read-only tool set). */
+    public boolean readOnly() {
+        return capability == Capability.READ_FILES;
     }
 
     /** The parameter with this name, or null. */
@@ -26,7 +47,10 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         return params.stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
     }
 
-    /** The parameters as a JSON Schema object ({@code type}, {@code properties}, {@code required}). */
+    /**
+     * The parameters as a strict JSON Schema object ({@code type}, {@code properties}, {@code required},
+     * {@code additionalProperties: false}: a call with an argument not listed is refused).
+     */
     public Map<String, Object> inputSchema() {
         Map<String, Object> props = new LinkedHashMap<>();
         List<String> required = new ArrayList<>();
@@ -40,6 +64,26 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         schema.put("type", "object");
         schema.put("properties", props);
         schema.put("required", required);
+        schema.put("additionalProperties", false);
+        return schema;
+    }
+
+    /**
+     * The result as a JSON Schema object: {@code success} always; on success the fields of {@link #output()}; on
+     * failure {@code error_type}, {@code message}, {@code retryable}. Other fields may appear (a failure's details).
+     */
+    public Map<String, Object> outputSchema() {
+        Map<String, Object> props = new LinkedHashMap<>();
+        props.put("success", Map.of("type", "boolean"));
+        output.forEach((field, type) -> props.put(field, Map.of("type", type)));
+        props.put("error_type", Map.of("type", "string", "description", "an ErrorKind code, on failure"));
+        props.put("message", Map.of("type", "string", "description", "what went wrong, on failure"));
+        props.put("retryable", Map.of("type", "boolean", "description",
+                "whether the same call may succeed later unchanged, on failure"));
+        Map<String, Object> schema = new LinkedHashMap<>();
+        schema.put("type", "object");
+        schema.put("properties", props);
+        schema.put("required", List.of("success"));
         return schema;
     }
 }

@@ -95,7 +95,8 @@ class SandboxToolsTest {
                 "read-only");
         assertThat(sandbox.files().exists("a")).isFalse();
         SandboxTools noBash = new SandboxTools(sandbox, ToolConfig.builder().disable("bash").build());
-        assertThat(noBash.specs()).extracting(ToolSpec::name).doesNotContain("bash").contains("exec");
+        assertThat(noBash.specs()).extracting(ToolSpec::name).doesNotContain("bash", "exec", "execute_code")
+                .contains("view");
         assertError(noBash.call("bash", Map.of("command", "echo")), "unsupported", "switched off");
         assertError(tools.call("rm_rf", Map.of()), "unsupported", "unknown tool");
     }
@@ -145,7 +146,7 @@ class SandboxToolsTest {
         assertThat(out).startsWith("a".repeat(15_000)).endsWith("b".repeat(15_000)).doesNotContain("MIDDLE")
                 .contains("characters truncated");
         assertThat(r.get("stdout_omitted_chars")).isEqualTo(10_006L);
-        assertThat(Shaping.cap(big, 15_000)).hasSize(30_000 + "\n[... 10006 characters truncated ...]\n".length());
+        assertThat(Shaping.cap(big, 15_000)).hasSize(30_000 + "\n[... 10006 characters (0 lines) truncated ...]\n".length());
     }
 
     @Test

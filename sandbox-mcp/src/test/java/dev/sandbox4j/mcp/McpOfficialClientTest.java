@@ -1,0 +1,116 @@
+package dev.sandbox4j.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Drives the server process with the official MCP TypeScript client ({@code @modelcontextprotocol/sdk}, pinned in
+ * {@code src/test/js/package.json}) through {@code src/test/js/scenarios.mjs}, and checks what it saw: strict input
+ * schemas, annotations, {@code structuredContent} valid against {@code outputSchema} (the client validates it),
+ * unknown arguments refused, partial output in progress notifications, and cancellation killing the process tree.
+ * Skips when {@code node} is not installed, unless {@code SANDBOX4J_REQUIRE} names {@code node}.
+ */
+class McpOfficialClientTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final Path JS = Path.of("src", "test", "js");
+
+    static boolean run(List<String> command, Path dir, Path output, long seconds) throws Exception {
+        Process p = new ProcessBuilder(command).directory(dir.toFile())
+                .redirectOutput(output.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new AssertionError(command + " did not finish in " + seconds + " s");
+        }
+        return p.exitValue() == 0;
+    }
+
+    static void requireNode() throws Exception {
+        boolean node;
+        try {
+            node = run(List.of("node", "--version"), JS, Files.createTempFile("node", ".txt"), 30);
+        } catch (java.io.IOException e) {
+            node = false;
+        }
+        if (!node && System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "").contains("node")) {
+            throw new AssertionError("node is required (SANDBOX4J_REQUIRE) but not installed");
+        }
+        assumeTrue(node, "node is not installed");
+        if (!Files.isDirectory(JS.resolve("node_modules/@modelcontextprotocol/sdk"))) {
+            assertThat(run(List.of("npm", "ci", "--no-audit", "--no-fund"), JS,
+                    Files.createTempFile("npm", ".txt"), 300)).as("npm ci in " + JS).isTrue();
+        }
+    }
+
+    static JsonNode scenarios(String backend) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path out = Files.createTempFile("mcp-scenarios", ".json");
+        List<String> command = new ArrayList<>(List.of("node", "scenarios.mjs", java,
+                System.getProperty("java.class.path"), backend));
+        boolean ok = run(command, JS, out, 240);
+        String text = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(ok).as("scenarios.mjs failed; stdout: " + text).isTrue();
+        return JSON.readTree(text);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"memory", "local"})
+    void officialClientSeesACompleteServer(String backend) throws Exception {
+        requireNode();
+        McpClientProcessTest.requireOrSkip(backend);
+        JsonNode r = scenarios(backend);
+
+        JsonNode tools = r.get("tools");
+        assertThat(tools.size()).isEqualTo(18);
+        tools.fields().forEachRemaining(t -> {
+            assertThat(t.getValue().get("additionalProperties").asBoolean(true)).as(t.getKey()).isFalse();
+            assertThat(t.getValue().get("outputSchemaType").asText()).as(t.getKey()).isEqualTo("object");
+            assertThat(t.getValue().get("annotations").has("readOnlyHint")).as(t.getKey()).isTrue();
+        });
+        assertThat(tools.at("/view/annotations/readOnlyHint").asBoolean()).isTrue();
+        assertThat(tools.at("/bash/annotations/readOnlyHint").asBoolean()).isFalse();
+        assertThat(tools.at("/bash/annotations/destructiveHint").asBoolean()).isTrue();
+        assertThat(tools.at("/bash/annotations/idempotentHint").asBoolean()).isFalse();
+        assertThat(tools.at("/bash/annotations/openWorldHint").asBoolean(true)).isFalse();
+        assertThat(tools.at("/create_directory/annotations/idempotentHint").asBoolean()).isTrue();
+        assertThat(tools.at("/create_directory/annotations/destructiveHint").asBoolean(true)).isFalse();
+        assertThat(tools.at("/write_file/annotations/destructiveHint").asBoolean()).isTrue();
+
+        assertThat(r.at("/echo/structured/stdout").asText()).isEqualTo("hi\n");
+        assertThat(r.at("/echo/structured")).isEqualTo(r.at("/echo/text"));
+        assertThat(r.at("/unknownArgument/isError").asBoolean()).isTrue();
+        assertThat(r.at("/unknownArgument/structured/error_type").asText()).isEqualTo("invalid_argument");
+        assertThat(r.at("/unknownArgument/structured/message").asText()).contains("'colour'", "command");
+        assertThat(r.at("/unknownKillArgument/structured/error_type").asText()).isEqualTo("invalid_argument");
+
+        if (backend.equals("memory")) {
+            return;
+        }
+        List<String> messages = new ArrayList<>();
+        r.at("/progress/messages").forEach(m -> messages.add(m.asText()));
+        assertThat(messages).as("heartbeats while the command ran").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(String.join("\n", messages)).contains("still running", "new stdout", "tick1", "tick2");
+        assertThat(r.at("/progress/result/stdout").asText()).isEqualTo("tick1\ntick2\ntick3\ntick4\n");
+
+        JsonNode cancel = r.get("cancel");
+        assertThat(cancel.get("rejected").asText()).as("the client's call ends on abort").isNotEmpty();
+        String check = cancel.at("/check/stdout").asText();
+        assertThat(check).as("every process of the cancelled command is gone: " + check).contains("gone")
+                .doesNotContain("alive");
+        assertThat(check.lines().filter(l -> l.startsWith("gone")).count()).isEqualTo(3);
+        assertThat(cancel.get("checkAfterMs").asLong()).as("the next call is answered promptly, not after the"
+                + " cancelled command's 298 s").isLessThan(10_000);
+    }
+}
