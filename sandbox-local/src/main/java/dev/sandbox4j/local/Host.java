@@ -64,11 +64,30 @@ final class Host {
             return f.get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            destroyWhenStarted(f);
             throw new IOException("interrupted while starting the jail", e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            destroyWhenStarted(f);
+            throw new IOException("the launcher thread did not start the jail within 30 s", e);
         } catch (Exception e) {
             Throwable c = e.getCause() != null ? e.getCause() : e;
             throw c instanceof IOException io ? io : new IOException(c.getMessage(), c);
         }
+    }
+
+    /** A start the caller gave up on: the launcher (FIFO, one thread) destroys the process once it exists. */
+    private static void destroyWhenStarted(Future<Process> f) {
+        LAUNCHER.execute(() -> {
+            try {
+                Process p = f.get();
+                p.destroyForcibly();
+                p.getOutputStream().close();
+                p.getInputStream().close();
+                p.getErrorStream().close();
+            } catch (Exception ignored) {
+                // it never started
+            }
+        });
     }
 
     static boolean isRoot() {

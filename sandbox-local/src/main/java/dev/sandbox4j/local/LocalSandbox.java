@@ -335,8 +335,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             OPEN.add(sandbox);
             sandbox.startReaders();
             sandbox.awaitReady();
-            for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
-                sandbox.files.write(f.getKey(), f.getValue());
+            try {
+                for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
+                    sandbox.files.write(f.getKey(), f.getValue());
+                }
+            } catch (RuntimeException e) {
+                sandbox.close(); // the jail runs by now: close, not just clean up
+                throw e;
             }
             sandbox.lifetimeTask = TIMER.schedule(sandbox::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
             return sandbox;

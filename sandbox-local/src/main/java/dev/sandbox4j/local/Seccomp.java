@@ -56,7 +56,9 @@ final class Seccomp {
     /** Compared on the low 32 bits only, so high bits set in the ioctl request do not slip past (CVE-2019-10063). */
     static final List<ArgRule> ARG_RULES = List.of(
             new ArgRule("ioctl", 1, List.of(0x5412 /* TIOCSTI */, 0x541C /* TIOCLINUX */), EPERM),
-            new ArgRule("socket", 0, List.of(40 /* AF_VSOCK */, 38 /* AF_ALG */), EAFNOSUPPORT));
+            new ArgRule("socket", 0, List.of(40 /* AF_VSOCK */, 38 /* AF_ALG */), EAFNOSUPPORT),
+            // a lease on a workspace file would make the host's open of it wait up to lease-break-time (45 s)
+            new ArgRule("fcntl", 1, List.of(1024 /* F_SETLEASE */), EPERM));
 
     /** One architecture's syscall ABI, as the filter sees it. */
     record Arch(String name, int auditArch, boolean rejectX32, Map<String, Integer> numbers, Set<String> absent) {
@@ -81,7 +83,7 @@ final class Seccomp {
      * marked NONE. SeccompTest checks both columns against the installed headers.
      */
     private static final Object[][] NUMBERS = {
-        {"ioctl", 16, 29}, {"socket", 41, 198},
+        {"ioctl", 16, 29}, {"socket", 41, 198}, {"fcntl", 72, 25},
         {"io_uring_setup", 425, 425}, {"io_uring_enter", 426, 426}, {"io_uring_register", 427, 427},
         {"keyctl", 250, 219}, {"add_key", 248, 217}, {"request_key", 249, 218},
         {"ptrace", 101, 117}, {"process_vm_readv", 310, 270}, {"process_vm_writev", 311, 271},

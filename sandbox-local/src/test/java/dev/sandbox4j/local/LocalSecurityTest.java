@@ -60,6 +60,17 @@ class LocalSecurityTest {
 
     @Nested
     class FsEscape extends Shared {
+        /** A sandbox process cannot take a lease that would make the host's open of a workspace file wait. */
+        @Test
+        void fileLeaseIsRefused() {
+            s.files().write("leased.txt", "x");
+            ExecResult r = sh(s, "python3 -c \"import fcntl, os\nfd = os.open('leased.txt', os.O_RDONLY)\ntry:\n"
+                    + "    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK); print('leased')\nexcept OSError as e:\n"
+                    + "    print('refused', e.errno)\"", 10);
+            assertThat(r.stdout()).isEqualTo("refused 1\n");
+            assertThat(s.files().readText("leased.txt")).isEqualTo("x");
+        }
+
         /** Issue 18.7: a working directory that leaves the workspace through a link is refused, nothing runs. */
         @Test
         void cwdThroughLinkOutOfWorkspaceIsInvalidPath() {
