@@ -37,22 +37,14 @@ final class DockerCode implements CodeRunner {
                     + "' is not available in this sandbox; supported: " + sandbox.languages().stream()
                     .map(Language::id).sorted().collect(Collectors.joining(", ")));
         }
-        String interpreter;
-        String ext;
-        switch (language) {
-            case PYTHON -> {
-                interpreter = "python3";
-                ext = ".py";
-            }
-            case JAVASCRIPT -> {
-                interpreter = "node";
-                ext = ".js";
-            }
-            default -> {
-                interpreter = "bash";
-                ext = ".sh";
-            }
-        }
+        // The interpreter the probe found under the fixed PATH, by its absolute path: the spec's PATH (which may
+        // lead into the workspace) does not choose it.
+        String interpreter = sandbox.interpreter(language);
+        String ext = switch (language) {
+            case PYTHON -> ".py";
+            case JAVASCRIPT -> ".js";
+            default -> ".sh";
+        };
         byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
         String name = "code-" + UUID.randomUUID() + ext;
         sandbox.uploadToRunDir(name, code);

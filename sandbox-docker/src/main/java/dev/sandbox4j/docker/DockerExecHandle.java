@@ -146,7 +146,7 @@ final class DockerExecHandle implements ExecHandle {
                     sandbox.uid, sandbox.gid);
             String chunk = WorkspaceScripts.RUN_DIR + "/" + name;
             Engine.Ran r = sandbox.internal(List.of("/bin/sh", "-c",
-                    "trap 'rm -f -- \"$1\"' EXIT; [ -p \"$2\" ] || exit 4; cat -- \"$1\" > \"$2\"", "sandbox4j", chunk,
+                    "trap '/bin/rm -f -- \"$1\"' EXIT; [ -p \"$2\" ] || exit 4; /bin/cat -- \"$1\" > \"$2\"", "sandbox4j", chunk,
                     fifo), null);
             if (r.exitCode() != 0) {
                 throw new SandboxException(ErrorKind.CLOSED, "stdin of '" + command() + "' is closed");

@@ -31,8 +31,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The workspace through the engine only: uploads through the archive API (to a temporary name, then renamed by an
@@ -340,7 +338,7 @@ final class DockerFiles implements FileSystem {
     @Override
     public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        Pattern pattern = Arguments.regex(regex, options.caseInsensitive());
+        BoundedRegex matcher = new BoundedRegex(Arguments.regex(regex, options.caseInsensitive()));
         FileInfo root = stat(rel);
         if (root.type() == FileType.SYMLINK) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
@@ -392,21 +390,8 @@ final class DockerFiles implements FileSystem {
                 }
                 String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
                 String text = new String(data, StandardCharsets.UTF_8);
-                int lineNo = 0;
-                for (String line : text.split("\r?\n", -1)) {
-                    lineNo++;
-                    if (lineNo > 1 && line.isEmpty() && text.endsWith("\n")
-                            && lineNo == text.split("\r?\n", -1).length) {
-                        break;
-                    }
-                    Matcher m = pattern.matcher(line);
-                    if (m.find()) {
-                        matches.add(new GrepMatch(fileRel, lineNo,
-                                line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
-                        if (matches.size() >= options.maxResults()) {
-                            return sorted(matches);
-                        }
-                    }
+                if (grepText(matcher, fileRel, text, matches, options.maxResults())) {
+                    return sorted(matches);
                 }
             }
         } catch (IOException e) {
@@ -415,6 +400,36 @@ final class DockerFiles implements FileSystem {
             throw DockerErrors.translate("grep in " + rel, e);
         }
         return sorted(matches);
+    }
+
+    /**
+     * Adds the matching lines of one file, in one pass over the text (lines end at LF or CRLF; a final line break
+     * starts no empty line). Returns true once {@code max} matches are reached.
+     */
+    static boolean grepText(BoundedRegex matcher, String file, String text, List<GrepMatch> matches, int max) {
+        int n = text.length();
+        int start = 0;
+        int lineNo = 0;
+        while (true) {
+            int nl = text.indexOf('\n', start);
+            if (nl < 0 && start == n && lineNo > 0) {
+                return false;
+            }
+            lineNo++;
+            int end = nl < 0 ? n : (nl > start && text.charAt(nl - 1) == '\r' ? nl - 1 : nl);
+            String line = text.substring(start, end);
+            if (matcher.find(line, file, lineNo)) {
+                matches.add(new GrepMatch(file, lineNo,
+                        line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
+                if (matches.size() >= max) {
+                    return true;
+                }
+            }
+            if (nl < 0) {
+                return false;
+            }
+            start = nl + 1;
+        }
     }
 
     private static List<GrepMatch> sorted(List<GrepMatch> m) {
@@ -460,13 +475,35 @@ final class DockerFiles implements FileSystem {
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = relNonRoot(path);
         Arguments.edits(edits, rel);
-        String before = readText(rel);
+        String before = utf8(rel, readBytes(rel));
         String after = TextEdits.applyAll(rel, before, edits);
         String diff = TextEdits.unifiedDiff(rel, before, after);
         if (!dryRun && !after.equals(before)) {
             write(rel, after);
         }
         return new EditResult(rel, diff, edits.size(), !dryRun);
+    }
+
+    /**
+     * The file's bytes as strict UTF-8 for replace and edit: text that does not decode exactly would be written back
+     * with U+FFFD in place of the bad bytes, changing bytes the edit never touched. INVALID_ARGUMENT otherwise, naming
+     * the file and the offset of the first bad byte.
+     */
+    static String utf8(String rel, byte[] bytes) {
+        java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
+        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
+        java.nio.charset.CoderResult result = decoder.decode(in, out, true);
+        if (result.isUnderflow()) {
+            result = decoder.flush(out);
+        }
+        if (result.isError()) {
+            throw Arguments.invalid("not UTF-8 text: " + rel + " has a byte that is not UTF-8 at offset "
+                    + in.position() + "; replace and edit change UTF-8 text only (write the bytes instead)");
+        }
+        return out.flip().toString();
     }
 
     /** The caller's stream, read by the upload without closing it (the caller owns it). */

@@ -56,8 +56,8 @@ final class DockerSandbox implements Sandbox {
         return t;
     });
     private static String seccompDefault;
-    /** Languages found by a successful probe, per image id and user: probed once per JVM. */
-    private static final Map<String, Set<Language>> PROBED = new ConcurrentHashMap<>();
+    /** Interpreters (absolute paths) found by a successful probe, per image id and user: probed once per JVM. */
+    private static final Map<String, Map<Language, String>> PROBED = new ConcurrentHashMap<>();
 
     final String id;
     final Engine engine;
@@ -73,7 +73,8 @@ final class DockerSandbox implements Sandbox {
     final AtomicLong oomKills = new AtomicLong();
     /** Kills process trees, one exec for all commands that need it at the same moment. */
     final Killer killer = new Killer(this);
-    private Set<Language> languages = Set.of();
+    /** The interpreter of each language, an absolute path the probe found under the fixed PATH. */
+    private Map<Language, String> interpreters = Map.of();
     private SandboxInfo info;
     private ScheduledFuture<?> expiry;
     private final DockerShell shell;
@@ -161,13 +162,9 @@ final class DockerSandbox implements Sandbox {
         if (l.cpus() > 0) {
             hc.withNanoCPUs((long) (l.cpus() * 1_000_000_000L));
         }
-        List<String> env = new ArrayList<>(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace",
-                "LANG=C.UTF-8", "TMPDIR=/tmp"));
-        spec.env().forEach((k, v) -> {
-            if (!k.equals(WorkspaceScripts.MARKER)) {
-                env.add(k + "=" + v);
-            }
-        });
+        // The spec's environment is not the container's: the SDK's own execs would inherit it. The command wrapper
+        // gives it to the user's programs only.
+        List<String> env = WorkspaceScripts.BASE_ENV;
         CreateContainerResponse created = c.createContainerCmd(engine.options.image())
                 .withName("sandbox4j-" + id)
                 .withEntrypoint("/bin/bash", "-c", WorkspaceScripts.REAPER)
@@ -190,17 +187,17 @@ final class DockerSandbox implements Sandbox {
                         HELPERS);
         InspectContainerResponse inspected = join(inspecting);
         String probeKey = inspected.getImageId() + "|" + user;
-        Set<Language> known = inspected.getImageId() == null ? null : PROBED.get(probeKey);
+        Map<Language, String> known = inspected.getImageId() == null ? null : PROBED.get(probeKey);
         if (known != null) {
             // Same image and user as an earlier successful probe: the languages and the writable /workspace are
             // properties of the image, and a new container's OOM counter starts at zero. The private run directory
             // is created by the first upload that needs it (see uploadToRunDir).
-            languages = known;
+            interpreters = known;
         } else {
             ensureRunDir();
-            languages = probe();
+            interpreters = probe();
             if (inspected.getImageId() != null) {
-                PROBED.put(probeKey, languages);
+                PROBED.put(probeKey, interpreters);
             }
         }
         for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
@@ -210,16 +207,17 @@ final class DockerSandbox implements Sandbox {
         expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Probes the container once: languages, OOM counter, writable workspace and run directory. */
-    private Set<Language> probe() {
+    /** Probes the container once: interpreters, OOM counter, writable workspace and run directory. */
+    private Map<Language, String> probe() {
         Engine.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
         String out = probe.out();
-        EnumSet<Language> langs = EnumSet.noneOf(Language.class);
+        Map<Language, String> langs = new java.util.EnumMap<>(Language.class);
         for (String line : out.split("\n")) {
-            switch (line.trim()) {
-                case "lang:python3" -> langs.add(Language.PYTHON);
-                case "lang:node" -> langs.add(Language.JAVASCRIPT);
-                case "lang:bash" -> langs.add(Language.BASH);
+            String[] lang = line.trim().split(":", 3);
+            switch (lang.length == 3 && lang[0].equals("lang") ? lang[1] : "") {
+                case "python3" -> langs.put(Language.PYTHON, lang[2]);
+                case "node" -> langs.put(Language.JAVASCRIPT, lang[2]);
+                case "bash" -> langs.put(Language.BASH, lang[2]);
                 default -> {
                     if (line.startsWith("oom:") && line.length() > 4) {
                         try {
@@ -240,7 +238,7 @@ final class DockerSandbox implements Sandbox {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot prepare the private run directory in "
                     + engine.options.image());
         }
-        return Set.copyOf(langs);
+        return Map.copyOf(langs);
     }
 
     private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
@@ -289,7 +287,7 @@ final class DockerSandbox implements Sandbox {
         if (cpus == 0) {
             features.remove(Feature.CPU_LIMIT);
         }
-        if (languages.isEmpty()) {
+        if (interpreters.isEmpty()) {
             features.remove(Feature.CODE_EXECUTION);
         }
         if (spec.network() != NetworkPolicy.NONE) {
@@ -351,8 +349,17 @@ final class DockerSandbox implements Sandbox {
     /** Runs an internal command as the sandbox user with the internal marker. */
     Engine.Ran internal(List<String> cmd, java.io.OutputStream out) {
         ensureOpen();
-        return engine.run(containerId, cmd, user, List.of(WorkspaceScripts.MARKER + "=internal"), out, 64 << 20,
-                INTERNAL_TIMEOUT);
+        return engine.run(containerId, cmd, user, fixedEnv("internal"), out, 64 << 20, INTERNAL_TIMEOUT);
+    }
+
+    /**
+     * The environment of an exec the SDK runs for itself, or of the command wrapper: {@link WorkspaceScripts#FIXED_ENV}
+     * and the marker, nothing from the spec or the request.
+     */
+    static List<String> fixedEnv(String marker) {
+        List<String> env = new ArrayList<>(WorkspaceScripts.FIXED_ENV);
+        env.add(WorkspaceScripts.MARKER + "=" + marker);
+        return env;
     }
 
     /**
@@ -414,7 +421,7 @@ final class DockerSandbox implements Sandbox {
     String oomDetail() {
         try {
             Engine.Ran r = engine.run(containerId, List.of("/bin/sh", "-c", WorkspaceScripts.OOM_COUNT), user,
-                    List.of(WorkspaceScripts.MARKER + "=internal"), null, 4096, Duration.ofSeconds(10));
+                    fixedEnv("internal"), null, 4096, Duration.ofSeconds(10));
             String s = r.out().trim();
             if (s.isEmpty()) {
                 return null;
@@ -432,7 +439,12 @@ final class DockerSandbox implements Sandbox {
     }
 
     Set<Language> languages() {
-        return languages;
+        return interpreters.keySet();
+    }
+
+    /** The absolute path of the interpreter of a language the probe found. */
+    String interpreter(Language language) {
+        return interpreters.get(language);
     }
 
     void ensureOpen() {

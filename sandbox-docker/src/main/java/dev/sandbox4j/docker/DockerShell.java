@@ -34,15 +34,30 @@ final class DockerShell implements Shell {
         return "x" + UUID.randomUUID().toString().replace("-", "");
     }
 
-    List<String> env(ExecRequest request, String marker) {
-        List<String> env = new ArrayList<>();
-        for (Map.Entry<String, String> e : request.env().entrySet()) {
-            if (!e.getKey().equals(WorkspaceScripts.MARKER)) {
-                env.add(e.getKey() + "=" + e.getValue());
+    /**
+     * The user program's environment, as NAME=VALUE words for the wrapper: the base, then the spec's, then the
+     * request's variables (a later one wins). The exec itself runs under {@link DockerSandbox#fixedEnv} only.
+     */
+    List<String> userEnv(ExecRequest request) {
+        List<String> env = new ArrayList<>(WorkspaceScripts.BASE_ENV);
+        for (Map<String, String> vars : List.of(sandbox.spec.env(), request.env())) {
+            for (Map.Entry<String, String> e : vars.entrySet()) {
+                if (!e.getKey().equals(WorkspaceScripts.MARKER)) {
+                    env.add(e.getKey() + "=" + e.getValue());
+                }
             }
         }
-        env.add(WorkspaceScripts.MARKER + "=" + marker);
         return env;
+    }
+
+    /** The wrapper's command line: see {@link WorkspaceScripts#WRAP}. */
+    List<String> wrapped(ExecRequest request, String stdinOrFifo, String mode) {
+        List<String> env = userEnv(request);
+        List<String> cmd = new ArrayList<>(List.of("/bin/bash", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd(request),
+                relCwd(request), stdinOrFifo, mode, Integer.toString(env.size())));
+        cmd.addAll(env);
+        cmd.addAll(request.argv());
+        return cmd;
     }
 
     static String cwd(ExecRequest request) {
@@ -68,25 +83,17 @@ final class DockerShell implements Shell {
     public ExecResult run(ExecRequest request) {
         sandbox.ensureOpen();
         String marker = newMarker();
-        String cwd = cwd(request);
         Duration timeout = request.timeout() != null ? request.timeout() : sandbox.spec.commandTimeout();
         int limit = limit(request);
         OutputBuffer out = new OutputBuffer(limit);
         OutputBuffer err = new OutputBuffer(limit);
         String stdin = stageStdin(request, marker);
-        List<String> cmd;
-        if (direct(request)) {
-            // No working directory and no stdin: the exec's own working directory (/workspace) and stdin (/dev/null)
-            // are what the wrapper would set, and /bin/sh is what it would exec. The marker stays in the env.
-            cmd = request.argv();
-        } else {
-            cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.WRAP, "sandbox4j", cwd,
-                    relCwd(request), stdin));
-            cmd.addAll(request.argv());
-        }
+        // Always through the wrapper: it enters the working directory safely, gives the user's environment to the
+        // program only, and kills what the program left running when it returns.
+        List<String> cmd = wrapped(request, stdin, "fg");
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
-        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),
+        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, DockerSandbox.fixedEnv(marker),
                 (isErr, bytes) -> (isErr ? err : out).write(bytes));
         Integer exit;
         try {
@@ -122,6 +129,11 @@ final class DockerShell implements Shell {
                     throw e;
                 }
             }
+            if (code >= 128 || exec.closedByUs) {
+                // The wrapper may not have cleaned up: it was killed by a signal (or passes on a signal's status),
+                // or processes still held the output when the stream was closed. Kill what carries the marker.
+                sandbox.kill(false, marker);
+            }
             String killedBy = sandbox.killedBy(code);
             if (killedBy != null) {
                 status = ExecStatus.KILLED;
@@ -132,15 +144,6 @@ final class DockerShell implements Shell {
         err.finish();
         return new ExecResult(status, code, out.text(), err.text(), Duration.ofNanos(System.nanoTime() - start),
                 out.truncation(), err.truncation(), detail);
-    }
-
-    /**
-     * Whether a command can run without the wrapper: no stdin, the workspace root as working directory, and the
-     * program is /bin/sh (which the wrapper itself needs), so a missing program cannot behave differently.
-     */
-    static boolean direct(ExecRequest request) {
-        return !request.hasStdin() && relCwd(request).equals(".") && !request.argv().isEmpty()
-                && request.argv().get(0).equals("/bin/sh");
     }
 
     static String relCwd(ExecRequest request) {
@@ -192,17 +195,15 @@ final class DockerShell implements Shell {
         sandbox.ensureRunDir();
         Engine.Ran check = sandbox.engine.run(sandbox.containerId, List.of("/bin/sh", "-c",
                         WorkspaceScripts.BG_CHECK, "sandbox4j", cwd, relCwd(request), fifo), sandbox.user,
-                List.of(WorkspaceScripts.MARKER + "=" + marker + ".check"), null, 1 << 16, DockerSandbox.INTERNAL_TIMEOUT);
+                DockerSandbox.fixedEnv(marker + ".check"), null, 1 << 16, DockerSandbox.INTERNAL_TIMEOUT);
         if (check.exitCode() != 0) {
             SandboxException e = cwdError(check.exitCode(), new String(check.stderr(), java.nio.charset.StandardCharsets.UTF_8),
                     marker + ".check");
             throw e != null ? e : DockerErrors.script("checking the working directory", check.exitCode(), check.stderr());
         }
-        List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.BG_WRAP, "sandbox4j", cwd,
-                relCwd(request), fifo));
-        cmd.addAll(request.argv());
+        List<String> cmd = wrapped(request, fifo, "bg");
         long start = System.nanoTime();
-        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, env(request, marker),
+        Engine.Exec exec = sandbox.engine.exec(sandbox.containerId, cmd, sandbox.user, DockerSandbox.fixedEnv(marker),
                 (isErr, bytes) -> (isErr ? err : out).write(bytes));
         DockerExecHandle h = new DockerExecHandle(sandbox, request, marker, fifo, exec, out, err, start);
         sandbox.handles.add(h);

@@ -347,11 +347,14 @@ final class Engine implements Closeable {
             throw new SandboxException(dev.sandbox4j.ErrorKind.TIMEOUT, "an internal command did not finish in "
                     + timeout.toSeconds() + " s: " + cmd.get(0));
         }
-        // The stream may complete a moment after the process exit code is known.
-        try {
-            e.awaitStream(2000);
-        } catch (InterruptedException ie) {
-            Thread.currentThread().interrupt();
+        // The stream may complete a moment after the process exit code is known; once closed here (the drain after
+        // the exit gave up) it never completes, so there is nothing to wait for.
+        if (!e.closedByUs) {
+            try {
+                e.awaitStream(2000);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (failed[0] != null) {
             throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "reading from the sandbox: "

@@ -301,7 +301,7 @@ final class Killer {
         try {
             execs.incrementAndGet();
             Engine.Ran r = sandbox.engine.run(sandbox.containerId, cmd, sandbox.user,
-                    List.of(WorkspaceScripts.MARKER + "=killer"), null, 1 << 16, KILLER_TIMEOUT);
+                    DockerSandbox.fixedEnv("killer"), null, 1 << 16, KILLER_TIMEOUT);
             if (r.exitCode() == 0) {
                 Set<String> found = new java.util.HashSet<>();
                 for (String line : r.out().split("\n")) {

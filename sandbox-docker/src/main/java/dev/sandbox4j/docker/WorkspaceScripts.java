@@ -1,5 +1,7 @@
 package dev.sandbox4j.docker;
 
+import java.util.List;
+
 /**
  * The small POSIX sh scripts the backend runs inside the container, as the sandbox user, for file operations and
  * process control. User data never goes into a script's text: it travels as argv entries ({@code "$1"}) or files.
@@ -17,45 +19,122 @@ final class WorkspaceScripts {
     static final String REAPER = "trap '' TERM INT HUP; while :; do sleep 1 & wait $!; done";
 
     /**
-     * Checks the working directory $1 (its workspace-relative form in $2); on failure prints
-     * {@code E:<marker>:<KIND>:<message>} and exits 126, which the shell turns into an exception.
+     * The fixed environment of everything the SDK runs for itself in the container (file scripts, the killer, probes,
+     * the command wrapper before it starts the user's program): a PATH of the image's own directories, the C locale,
+     * and empty values for what a shell or the dynamic loader would otherwise take code from. The spec's and the
+     * request's environment never reach these processes; the wrapper gives it to the user's program alone.
+     */
+    static final List<String> FIXED_ENV = List.of("PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C", "HOME=/",
+            "BASH_ENV=", "ENV=", "CDPATH=", "LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT=", "GLIBC_TUNABLES=");
+
+    /** The names {@link #FIXED_ENV} sets that the user's environment must not keep (the wrapper unsets them). */
+    static final String FIXED_ONLY = "LC_ALL BASH_ENV ENV CDPATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT GLIBC_TUNABLES";
+
+    /**
+     * The base environment of the user's commands, before the spec's and the request's variables. It is also the
+     * container's own environment (the reaper's).
+     */
+    static final List<String> BASE_ENV = List.of("PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace",
+            "LANG=C.UTF-8", "TMPDIR=/tmp");
+
+    /**
+     * Checks the working directory $1 (its workspace-relative form in $2) and enters it; on failure prints
+     * {@code E:<marker>:<KIND>:<message>} and exits 126, which the shell turns into an exception. The directory is
+     * entered with {@code cd -P} and then checked by where the shell really is ({@code $PWD}, the physical path): a
+     * link anywhere on the way is refused with INVALID_PATH, whether it leads out of the workspace or not, and as
+     * the check is made after entering, no swap between check and use can move the command elsewhere. POSIX sh.
      */
     private static final String CWD = """
             cfail() { printf 'E:%s:%s:%s\\n' "$SANDBOX4J_EXEC" "$1" "$2" >&2; exit 126; }
+            if [ -L "$1" ]; then cfail INVALID_PATH "the working directory is a symbolic link: $2"; fi
             if [ ! -d "$1" ]; then
-              if [ -e "$1" ] || [ -L "$1" ]; then cfail NOT_A_DIRECTORY "the working directory is not a directory: $2"; fi
+              if [ -e "$1" ]; then cfail NOT_A_DIRECTORY "the working directory is not a directory: $2"; fi
               cfail NOT_FOUND "the working directory does not exist: $2"
             fi
-            cd -- "$1" 2>/dev/null || cfail PERMISSION_DENIED "cannot enter the working directory: $2"
-            """;
-
-    /** Runs a user command: $1 cwd, $2 its relative form, $3 stdin file or empty, then argv. */
-    static final String WRAP = CWD + """
-            if [ -n "$3" ]; then exec 0<"$3"; rm -f -- "$3"; else exec 0</dev/null; fi
-            shift 3
-            exec "$@"
+            cd -P -- "$1" 2>/dev/null || cfail PERMISSION_DENIED "cannot enter the working directory: $2"
+            case $PWD in
+              "$1") ;;
+              /workspace|/workspace/*) cfail INVALID_PATH "the working directory goes through a symbolic link: $2" ;;
+              *) cfail INVALID_PATH "the working directory leads out of the workspace through a symbolic link: $2" ;;
+            esac
             """;
 
     /**
-     * Runs a background command whose stdin is a FIFO: $1 cwd, $2 its relative form, $3 the FIFO {@link #BG_CHECK}
-     * made, then argv.
+     * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process but
+     * this one whose environment carries one of the markers ({@code "$@"} after the first argument), and with the
+     * first argument 1 also every process that carries no marker at all (strays that cleared their environment).
+     * Zombies are skipped (PID 1 reaps them). Stops them first so they cannot fork while being killed, and repeats
+     * until a round finds none (at most $ROUNDS rounds). Sets {@code found[marker]} for each marker it found.
      */
-    static final String BG_WRAP = CWD + """
-            f=$3; shift 3
-            [ -p "$f" ] || exit 125
-            ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
-              exec 3<>"$f" >/dev/null 2>&1 </dev/null; exec sleep 2147483647 ) &
-            exec 0<"$f"
-            exec "$@"
+    private static final String KILL_FN = """
+            sbx_kill() {
+              local sweep=$1 me=$$ round d p st m kv hit t pids; shift
+              for (( round = 0; round < ROUNDS; round++ )); do
+                pids=()
+                for d in /proc/[0-9]*; do
+                  p=${d#/proc/}
+                  [[ $p == 1 || $p == "$me" ]] && continue
+                  st=; read -r st 2>/dev/null < "$d/stat" || continue
+                  st=${st##*) }
+                  [[ ${st:0:1} == Z ]] && continue
+                  m=
+                  while IFS= read -r -d '' kv; do
+                    if [[ $kv == SANDBOX4J_EXEC=* ]]; then m=${kv#SANDBOX4J_EXEC=}; break; fi
+                  done 2>/dev/null < "$d/environ" || true
+                  hit=0
+                  for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
+                  (( hit )) && found[$m]=1
+                  if [[ $sweep == 1 && -z $m ]]; then hit=1; fi
+                  (( hit )) && pids+=("$p")
+                done
+                (( ${#pids[@]} )) || return 0
+                kill -STOP "${pids[@]}" 2>/dev/null
+                kill -KILL "${pids[@]}" 2>/dev/null
+              done
+            }
+            declare -A found
             """;
+
+    /**
+     * Runs a user command, as bash under {@link #FIXED_ENV}: $1 cwd, $2 its relative form, $3 the stdin file ("" for
+     * none) or, in mode bg, the FIFO {@link #BG_CHECK} made, $4 the mode (fg or bg), $5 the number N of the user's
+     * NAME=VALUE variables that follow, then the variables, then argv. The user's program gets {@link #BASE_ENV}, the
+     * spec's and the request's variables (passed as the N arguments) and the marker; the wrapper itself trusts none
+     * of them. In mode fg, when the program returns, every process still carrying this command's marker (its
+     * background children, a fork bomb) is killed before the wrapper exits with the program's status. In mode bg the
+     * wrapper becomes the program (a background command's children live until it is killed), and a helper holds the
+     * FIFO open until stdin is closed.
+     */
+    static final String WRAP = CWD + KILL_FN + """
+            in=$3 mode=$4 n=$5; shift 5
+            envs=("${@:1:n}"); shift "$n"
+            if [[ $mode == bg ]]; then
+              [[ -p $in ]] || exit 125
+              ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
+                exec 3<>"$in" >/dev/null 2>&1 </dev/null; exec /bin/sleep 2147483647 ) &
+              exec 0<"$in"
+            elif [[ -n $in ]]; then exec 0<"$in"; /bin/rm -f -- "$in"
+            else exec 0</dev/null
+            fi
+            sbx_run() {
+              unset %s
+              for kv in "${envs[@]}"; do export "$kv"; done
+              exec "$@"
+            }
+            [[ $mode == bg ]] && sbx_run "$@"
+            ( sbx_run "$@" )
+            rc=$?
+            ROUNDS=50 sbx_kill 0 "$SANDBOX4J_EXEC"
+            exit $rc
+            """.formatted(FIXED_ONLY);
 
     /**
      * Before a background command starts: checks the working directory and creates its stdin FIFO ($3). The command's
-     * exec starts asynchronously, so a FIFO made only by {@link #BG_WRAP} might not exist yet when the caller's first
+     * exec starts asynchronously, so a FIFO made only by {@link #WRAP} might not exist yet when the caller's first
      * {@code writeStdin} comes; made here, it does, and the write waits in the pipe for the command.
      */
     static final String BG_CHECK = CWD + """
-            mkfifo -m 600 -- "$3" || exit 125
+            /usr/bin/mkfifo -m 600 -- "$3" || exit 125
             """;
 
     /**
@@ -65,38 +144,16 @@ final class WorkspaceScripts {
      * cannot fork while being killed. Prints each given marker it found on a process, one a line: a marker not found
      * means its command's process has not started yet (or already ended).
      */
-    static final String KILLER = """
-            sweep=$1; shift; me=$$
-            declare -A found
-            for round in 1 2 3 4 5 6 7 8 9 10; do
-              pids=()
-              for d in /proc/[0-9]*; do
-                p=${d#/proc/}
-                [[ $p == 1 || $p == "$me" ]] && continue
-                st=; read -r st 2>/dev/null < "$d/stat" || continue
-                st=${st##*) }
-                [[ ${st:0:1} == Z ]] && continue
-                m=
-                while IFS= read -r -d '' kv; do
-                  if [[ $kv == SANDBOX4J_EXEC=* ]]; then m=${kv#SANDBOX4J_EXEC=}; break; fi
-                done 2>/dev/null < "$d/environ" || true
-                hit=0
-                for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
-                (( hit )) && found[$m]=1
-                if [[ $sweep == 1 && -z $m ]]; then hit=1; fi
-                (( hit )) && pids+=("$p")
-              done
-              (( ${#pids[@]} )) || break
-              kill -STOP "${pids[@]}" 2>/dev/null
-              kill -KILL "${pids[@]}" 2>/dev/null
-            done
+    static final String KILLER = KILL_FN + """
+            sweep=$1; shift
+            ROUNDS=10 sbx_kill "$sweep" "$@"
             (( ${#found[@]} )) && printf '%s\\n' "${!found[@]}"
             exit 0
             """;
 
     /** Probe at open: languages, OOM counter, workspace writability, run dir. */
     static final String PROBE = """
-            for l in python3 node bash; do command -v "$l" >/dev/null 2>&1 && echo "lang:$l"; done
+            for l in python3 node bash; do p=$(command -v "$l") && case $p in /*) echo "lang:$l:$p" ;; esac; done
             test -w /workspace && echo ws:ok
             mkdir -p /var/sandbox4j/run 2>/dev/null; test -w /var/sandbox4j/run && echo run:ok
             echo "oom:$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null | head -n1)"
@@ -152,20 +209,48 @@ final class WorkspaceScripts {
             else find "$P" -mindepth 1 -maxdepth "$2" -name '.*' -prune -o -printf "$4"; fi
             """;
 
-    /** $1 rel, $2 max bytes, $3 mode (all|stream|bytes|lines), $4 $5 range. */
-    static final String READ = """
+    /**
+     * Opens $P on descriptor $1 without ever blocking, then checks what was opened (not the path, which the sandbox may
+     * swap at any moment): a regular file or PERMISSION_DENIED at once. Read-write first, because that open never
+     * waits for a FIFO's other end (a socket refuses both at once); when read-write is refused (a read-only file, a
+     * running binary) the read-only open is interrupted by a watchdog signal after 0.3 s, which only a FIFO swapped
+     * in after the checks makes it wait for. Sets S to the opened file's size.
+     */
+    static final String OPEN = """
+            sbx_open() {
+              _fd=$1
+              if ! { eval "command exec $_fd<>\\"\\$P\\""; } 2>/dev/null; then
+                sig=0; trap 'sig=1' USR1
+                ( /bin/sleep 0.3; kill -USR1 $$ ) >/dev/null 2>&1 & _w=$!
+                { eval "command exec $_fd<\\"\\$P\\""; } 2>/dev/null; _o=$?
+                kill "$_w" 2>/dev/null; wait "$_w" 2>/dev/null
+                if [ "$_o" != 0 ]; then
+                  [ "$sig" = 1 ] && fail PERMISSION_DENIED "not a regular file: $(rel "$P")"
+                  fail PERMISSION_DENIED "cannot open $(rel "$P")"
+                fi
+              fi
+              _t=$(/usr/bin/stat -L -c '%F/%s' "/proc/self/fd/$_fd") || exit 1
+              case ${_t%/*} in "regular file"|"regular empty file") ;;
+                *) fail PERMISSION_DENIED "not a regular file: $(rel "$P")" ;; esac
+              S=${_t##*/}
+            }
+            """;
+
+    /** $1 rel, $2 max bytes, $3 mode (all|stream|bytes|lines), $4 $5 range. Reads only through the checked fd 3. */
+    static final String READ = OPEN + """
             walk "$1" 0
             [ -L "$P" ] && fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"
             [ -e "$P" ] || fail NOT_FOUND "no such file: $(rel "$P")"
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
             [ -f "$P" ] || fail PERMISSION_DENIED "not a regular file: $(rel "$P")"
+            sbx_open 3
             case $3 in
-              all) exec 3< "$P" || exit 1; s=$(stat -L -c %s /proc/self/fd/3) || exit 1
-                   [ "$s" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $s bytes, over the read limit of $2 bytes"
-                   printf 'S:%s\\n' "$s" >&2; exec head -c "$s" <&3 ;;
-              stream) exec cat -- "$P" ;;
-              bytes) tail -c +"$4" -- "$P" | head -c "$5" ;;
-              lines) if [ "$5" = all ]; then exec tail -n +"$4" -- "$P"; else head -n "$5" -- "$P" | tail -n +"$4"; fi ;;
+              all) [ "$S" -gt "$2" ] && fail TOO_LARGE "$(rel "$P") is $S bytes, over the read limit of $2 bytes"
+                   printf 'S:%s\\n' "$S" >&2; exec /usr/bin/head -c "$S" <&3 ;;
+              stream) exec /usr/bin/cat <&3 ;;
+              bytes) /usr/bin/tail -c +"$4" <&3 | /usr/bin/head -c "$5" ;;
+              lines) if [ "$5" = all ]; then exec /usr/bin/tail -n +"$4" <&3
+                     else /usr/bin/head -n "$5" <&3 | /usr/bin/tail -n +"$4"; fi ;;
             esac
             """;
 
@@ -174,14 +259,14 @@ final class WorkspaceScripts {
      * and so never a link), $2 rel target, $3 append (1/0). Creates the parents, refuses links on the way and at the
      * end, keeps the mode of a file it replaces, then renames the temp file over the target (same volume).
      */
-    static final String COMMIT_WRITE = """
+    static final String COMMIT_WRITE = OPEN + """
             t=$1
             trap 'rm -f -- "$t"' EXIT
             walk "$2" 1
             [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
             if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
-            if [ "$3" = 1 ]; then cat -- "$t" >> "$P"; exit; fi
+            if [ "$3" = 1 ]; then sbx_open 4; /usr/bin/cat -- "$t" >> "/proc/self/fd/4"; exit; fi
             if [ -f "$P" ]; then m=$(stat -c %a -- "$P") && chmod "$(printf '%o' $((0$m & 0777)))" -- "$t" || exit 1; fi
             mv -f -T -- "$t" "$P"
             """;
@@ -221,9 +306,10 @@ final class WorkspaceScripts {
               fi
             fi
             if [ "$4" = 1 ]; then
-              T=${D%/*}/.sandbox4j-copy-$$
-              cp -R -P --preserve=mode,timestamps,links -T -- "$S" "$T" || { rm -rf -- "$T"; exit 1; }
-              mv -f -T -- "$T" "$D" || { rm -rf -- "$T"; exit 1; }
+              W=$(mktemp -d -- "${D%/*}/.sandbox4j-copy-XXXXXXXXXX") || exit 1
+              trap 'rm -rf -- "$W"' EXIT
+              cp -R -P --preserve=mode,timestamps,links -T -- "$S" "$W/c" || exit 1
+              mv -f -T -- "$W/c" "$D" || exit 1
             else
               mv -f -T -- "$S" "$D"
             fi
