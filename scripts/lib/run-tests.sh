@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs sandbox-local's tests from a payload made by scripts/lib/payload.sh, with the JUnit Platform Console
+# Launcher, as whoever runs it (no Maven, no ~/.m2). Used by scripts/test-as-user.sh and inside the VM of
+# scripts/vm-test.sh.
+#   run-tests.sh REPORT_DIR [SELECTION...]        (or the selection in $SANDBOX4J_TESTS, whitespace-separated)
+# A selection word is one of:
+#   ClassName | dev.pkg.ClassName          the class's tests (nested classes included); simple names are
+#                                          taken in dev.sandbox4j.local
+#   ClassName#REGEX                        its tests whose method name matches REGEX
+#   contract:ShellContract                 the conformance kit's ShellContract tests, run by LocalConformanceTest
+#   -...                                   passed to the console launcher as is (e.g. --include-tag=slow)
+# No selection: every test class in sandbox-local (the conformance kit included), like `mvn verify`.
+# Prints the launcher's tree, then a summary from the XML report; exits non-zero if a test failed or none ran.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+reports=${1:?usage: run-tests.sh REPORT_DIR [SELECTION...]}
+shift
+mkdir -p "$reports"
+reports=$(cd "$reports" && pwd)
+if [ $# -eq 0 ] && [ -n "${SANDBOX4J_TESTS:-}" ]; then
+    # shellcheck disable=SC2086
+    set -- $SANDBOX4J_TESTS
+fi
+
+cp="$here/test-classes"
+for d in "$here"/classes/*; do cp="$cp:$d"; done
+for j in "$here"/lib/*.jar; do
+    case "$j" in */junit-platform-console-standalone.jar) ;; *) cp="$cp:$j" ;; esac
+done
+
+sel=()
+for w in "$@"; do
+    case "$w" in
+        -*) sel+=("$w") ;;
+        contract:*)
+            names=$(paste -sd'|' "$here/contracts/${w#contract:}") || { echo "no contract ${w#contract:}" >&2; exit 2; }
+            sel+=("--select-class=dev.sandbox4j.local.LocalConformanceTest"
+                  "--include-methodname=^dev\\.sandbox4j\\.local\\.LocalConformanceTest#($names)\$") ;;
+        *)
+            cls=${w%%#*}
+            case "$cls" in *.*) ;; *) cls="dev.sandbox4j.local.$cls" ;; esac
+            re=".*"
+            case "$w" in *#*) re="(${w#*#})" ;; esac
+            sel+=("--select-class=$cls" "--include-methodname=^${cls//./\\.}(\\$.*)?#$re\$") ;;
+    esac
+done
+only_flags=true
+for s in "${sel[@]}"; do case "$s" in --select-*) only_flags=false ;; esac; done
+if $only_flags; then sel+=("--scan-class-path=$here/test-classes"); fi
+
+export LANG=${LANG:-C.UTF-8}
+export SANDBOX4J_REQUIRE=${SANDBOX4J_REQUIRE-local}
+echo "run-tests: as $(id -un) (uid $(id -u)), SANDBOX4J_REQUIRE=$SANDBOX4J_REQUIRE, java $(java -version 2>&1 | head -1)"
+echo "run-tests: selection: ${sel[*]}"
+started=$(date +%s.%N)
+java -jar "$here/lib/junit-platform-console-standalone.jar" execute \
+    --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
+    --class-path="$cp" \
+    --config='junit.jupiter.execution.timeout.default=120 s' \
+    --reports-dir="$reports" "${sel[@]}"
+rc=$?
+elapsed=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$started" "$(date +%s.%N)")
+echo "run-tests: launcher exit $rc after $elapsed s"
+python3 "$here/summary.py" "$reports" "$elapsed" | tee "$reports/summary.txt"
+src=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]

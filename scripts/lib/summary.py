@@ -1,0 +1,27 @@
+"""Reads the console launcher's legacy XML report; prints counts, failing tests with their first message line,
+and the closing line 'N passed, N failed, N skipped'. Exits 1 if a test failed or errored, or none ran."""
+import glob, os, sys
+import xml.etree.ElementTree as ET
+
+reports, elapsed = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "?")
+passed = failed = skipped = 0
+failures = []
+for f in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
+    for case in ET.parse(f).getroot().iter("testcase"):
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        name = f"{case.get('classname')}#{case.get('name')}"
+        if bad is not None:
+            failed += 1
+            msg = (bad.get("message") or bad.text or "").strip().splitlines()
+            failures.append((name, bad.get("type") or "", msg[0][:300] if msg else ""))
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+print(f"== {passed + failed + skipped} tests in {elapsed} s: {passed} passed, {failed} failed, {skipped} skipped ==")
+for name, kind, msg in failures:
+    print(f"FAILED {name}: {kind.rsplit('.', 1)[-1]}: {msg}")
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed or passed + failed == 0 else 0)
