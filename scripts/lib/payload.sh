@@ -15,8 +15,11 @@ build_payload() {
     junit=$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' "$repo/pom.xml" | head -1)
     [ -n "$junit" ] || { echo "build_payload: no junit.version in pom.xml" >&2; return 1; }
 
-    (cd "$repo" && mvn -B -ntp -q -Dstyle.color=never -pl sandbox-local -am test-compile dependency:build-classpath \
-        -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test) || return 1
+    local mvnlog
+    mvnlog=$(mktemp)
+    (cd "$repo" && mvn -B -ntp -q -pl sandbox-local -am test-compile dependency:build-classpath \
+        -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test) > "$mvnlog" 2>&1 \
+        || { cat "$mvnlog"; rm -f "$mvnlog"; return 1; }
 
     rm -rf "$dest"
     mkdir -p "$dest/lib" "$dest/classes" "$dest/contracts"
@@ -35,9 +38,10 @@ build_payload() {
     done
     cp -a "$repo/sandbox-local/target/test-classes" "$dest/test-classes"
 
-    (cd "$repo" && mvn -B -ntp -q -Dstyle.color=never dependency:copy \
+    (cd "$repo" && mvn -B -ntp -q dependency:copy \
         -Dartifact="org.junit.platform:junit-platform-console-standalone:$junit" -DoutputDirectory="$dest/lib") \
-        || return 1
+        > "$mvnlog" 2>&1 || { cat "$mvnlog"; rm -f "$mvnlog"; return 1; }
+    rm -f "$mvnlog"
     mv "$dest/lib/junit-platform-console-standalone-$junit.jar" "$dest/lib/junit-platform-console-standalone.jar"
 
     local c

@@ -14,8 +14,8 @@ for f in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
         name = f"{case.get('classname')}#{case.get('name')}"
         if bad is not None:
             failed += 1
-            msg = (bad.get("message") or bad.text or "").strip().splitlines()
-            failures.append((name, bad.get("type") or "", msg[0][:300] if msg else ""))
+            msg = " ".join((bad.get("message") or bad.text or "").split())
+            failures.append((name, bad.get("type") or "", msg if len(msg) <= 300 else msg[:180] + " ... " + msg[-110:]))
         elif case.find("skipped") is not None:
             skipped += 1
         else:
