@@ -17,6 +17,9 @@
 #   SANDBOX4J_VM_MEM, SANDBOX4J_VM_CPUS   guest memory in MiB (default 3072) and CPUs (default 2)
 #   SANDBOX4J_VM_MIRROR    Debian mirror for debootstrap (default: the host's apt source)
 #   SANDBOX4J_VM_REBUILD=1 rebuild the image even if cached
+#   SANDBOX4J_VM_JAVA_OPTS options of the test JVM inside (default: -XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
+#   SANDBOX4J_VM_ROOT_DELEGATE  Delegate= of the root setting's unit (default yes)
+#   SANDBOX4J_VM_CPU       qemu -cpu model (default max); SANDBOX4J_VM_APPEND extra kernel arguments
 # Exits non-zero if a setting failed a test, ran none, or did not report (VM killed, boot failed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -119,12 +122,15 @@ echo "$(( (bound_min * 60 - 300) / (nmodes > 0 ? nmodes : 1) ))" > "$work/ci/mod
 printf '%s\n' "$modes" > "$work/ci/modes"
 printf '%s\n' "$tests" > "$work/ci/tests"
 printf '%s\n' "${SANDBOX4J_VM_ROOT_DELEGATE:-yes}" > "$work/ci/root-delegate"
+# The test JVM only (the sandboxes' own JVMs are the backend's business): C1 only, one GC thread; under TCG
+# C2's compiler threads cost more than they bring in a short run.
+printf '%s\n' "${SANDBOX4J_VM_JAVA_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}" > "$work/ci/java-opts"
 mkdir -p "$work/ci/results"
 # Room for the reports and logs the VM writes back.
 mkfs.ext4 -q -F -L sbxci -d "$work/ci" "$work/ci.img" 1G > /dev/null
 
 log "booting $(basename "$kernel") with -accel $accel, ${cpus} CPUs, ${mem} MiB; bound ${bound_min} min"
-cpu=max; [ "$accel" = kvm ] && cpu=host
+cpu=${SANDBOX4J_VM_CPU:-max}
 t0=$(date +%s)
 qstatus=0
 timeout --kill-after=15 "$(( bound_min * 60 ))" qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -m "$mem" -smp "$cpus" \

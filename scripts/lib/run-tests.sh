@@ -9,6 +9,7 @@
 #   ClassName#REGEX                        its tests whose method name matches REGEX
 #   contract:ShellContract                 the conformance kit's ShellContract tests, run by LocalConformanceTest
 #   -...                                   passed to the console launcher as is (e.g. --include-tag=slow)
+# SANDBOX4J_TEST_JAVA_OPTS: options for the test JVM (not the sandboxes'), e.g. -XX:TieredStopAtLevel=1 in the VM.
 # No selection: every test class in sandbox-local (the conformance kit included), like `mvn verify`.
 # Prints the launcher's tree, then a summary from the XML report; exits non-zero if a test failed or none ran.
 set -uo pipefail
@@ -52,8 +53,10 @@ export LANG=${LANG:-C.UTF-8}
 export SANDBOX4J_REQUIRE=${SANDBOX4J_REQUIRE-local}
 echo "run-tests: as $(id -un) (uid $(id -u)), SANDBOX4J_REQUIRE=$SANDBOX4J_REQUIRE, java $(java -version 2>&1 | head -1)"
 echo "run-tests: selection: ${sel[*]}"
+echo "run-tests: test JVM options: ${SANDBOX4J_TEST_JAVA_OPTS:-(none)}"
 started=$(date +%s.%N)
-java -jar "$here/lib/junit-platform-console-standalone.jar" execute \
+# shellcheck disable=SC2086
+java ${SANDBOX4J_TEST_JAVA_OPTS:-} -jar "$here/lib/junit-platform-console-standalone.jar" execute \
     --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
     --class-path="$cp" \
     --config='junit.jupiter.execution.timeout.default=120 s' \

@@ -30,7 +30,7 @@ Type=oneshot
 User=$user
 Delegate=$delegate
 WorkingDirectory=~
-Environment=LANG=C.UTF-8 SANDBOX4J_REQUIRE=local
+Environment=LANG=C.UTF-8 SANDBOX4J_REQUIRE=local "SANDBOX4J_TEST_JAVA_OPTS=$(cat /ci/java-opts 2>/dev/null)"
 ExecStart=/bin/bash /ci/service.sh $mode
 TimeoutStartSec=$timeout_s
 StandardOutput=journal+console

@@ -27,8 +27,9 @@ d=/sys/fs/cgroup$cg
 cat "$res/facts.txt"
 t0=$(date +%s)
 # shellcheck disable=SC2046
-bash /ci/payload/run-tests.sh "$res/reports" $(cat /ci/tests) > "$res/console.log" 2>&1
-rc=$?
+# The launcher's tree goes to the serial console too (live progress), and to console.log.
+bash /ci/payload/run-tests.sh "$res/reports" $(cat /ci/tests) 2>&1 | tee "$res/console.log"
+rc=${PIPESTATUS[0]}
 echo "$(( $(date +%s) - t0 ))" > "$res/seconds"
 cp "$res/reports/summary.txt" "$res/summary.txt" 2>/dev/null
 echo "$rc" > "$res/rc"
