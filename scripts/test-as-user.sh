@@ -36,7 +36,8 @@ timeout --kill-after=30 "$bound" runuser -u "$user" -- env -i HOME="$home" USER=
     PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 SANDBOX4J_REQUIRE=local SANDBOX4J_TESTS="${SANDBOX4J_TESTS:-}" \
     bash -c 'cd "$HOME" && exec bash "$0/run-tests.sh" "$1" "${@:2}"' "$dir/payload" "$dir/reports" "$@" \
     > "$dir/reports/console.log" 2>&1 || status=$?
-grep -vE '^\s*$' "$dir/reports/console.log" | tail -n +1 | grep -E '^(run-tests|\[|FAILED|==)|✘|\[X\]' | head -200 || true
+grep -E '^(run-tests|\[ )|:: (FAILED|ABORTED)' "$dir/reports/console.log" | head -200 || true
+cat "$dir/reports/summary.txt" 2>/dev/null | sed '$d' || true
 [ "$status" -eq 124 ] && echo "test-as-user: KILLED after $bound s (SANDBOX4J_USER_TIMEOUT)"
 echo "test-as-user: full log $dir/reports/console.log, XML in $dir/reports/"
 echo "test-as-user: as $user, exit $status, $(( $(date +%s) - started )) s in all"

@@ -42,7 +42,9 @@ for w in "$@"; do
             case "$cls" in *.*) ;; *) cls="dev.sandbox4j.local.$cls" ;; esac
             re=".*"
             case "$w" in *#*) re="(${w#*#})" ;; esac
-            sel+=("--select-class=$cls" "--include-methodname=^${cls//./\\.}(\\$.*)?#$re\$") ;;
+            clsre=${cls//./\\.}
+            clsre=${clsre//\$/\\\$}
+            sel+=("--select-class=$cls" "--include-methodname=^$clsre(\\$.*)?#$re\$") ;;
     esac
 done
 only_flags=true
@@ -57,7 +59,7 @@ echo "run-tests: test JVM options: ${SANDBOX4J_TEST_JAVA_OPTS:-(none)}"
 started=$(date +%s.%N)
 # shellcheck disable=SC2086
 java ${SANDBOX4J_TEST_JAVA_OPTS:-} -jar "$here/lib/junit-platform-console-standalone.jar" execute \
-    --disable-banner --disable-ansi-colors --details=tree --details-theme=ascii \
+    --disable-banner --disable-ansi-colors --details=testfeed \
     --class-path="$cp" \
     --config='junit.jupiter.execution.timeout.default=120 s' \
     --reports-dir="$reports" "${sel[@]}"
