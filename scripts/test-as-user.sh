@@ -34,6 +34,7 @@ status=0
 # A clean environment, as a service account would have; the selection goes in as arguments.
 timeout --kill-after=30 "$bound" runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
     PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 SANDBOX4J_REQUIRE=local SANDBOX4J_TESTS="${SANDBOX4J_TESTS:-}" \
+    SANDBOX4J_TEST_TIMEOUT="$(( bound > 60 ? bound - 30 : bound ))" \
     bash -c 'cd "$HOME" && exec bash "$0/run-tests.sh" "$1" "${@:2}"' "$dir/payload" "$dir/reports" "$@" \
     > "$dir/reports/console.log" 2>&1 || status=$?
 grep -E '^(run-tests|\[ )|:: (FAILED|ABORTED)' "$dir/reports/console.log" | head -200 || true

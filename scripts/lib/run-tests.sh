@@ -8,6 +8,7 @@
 #                                          taken in dev.sandbox4j.local
 #   ClassName#REGEX                        its tests whose method name matches REGEX
 #   contract:ShellContract                 the conformance kit's ShellContract tests, run by LocalConformanceTest
+#   contract:ShellContract#REGEX           those of them whose method name matches REGEX
 #   -...                                   passed to the console launcher as is (e.g. --include-tag=slow)
 # SANDBOX4J_TEST_JAVA_OPTS: options for the test JVM (not the sandboxes'), e.g. -XX:TieredStopAtLevel=1 in the VM.
 # No selection: every test class in sandbox-local (the conformance kit included), like `mvn verify`.
@@ -19,8 +20,10 @@ shift
 mkdir -p "$reports"
 reports=$(cd "$reports" && pwd)
 if [ $# -eq 0 ] && [ -n "${SANDBOX4J_TESTS:-}" ]; then
+    set -f   # words, not file name patterns
     # shellcheck disable=SC2086
     set -- $SANDBOX4J_TESTS
+    set +f
 fi
 
 cp="$here/test-classes"
@@ -34,7 +37,13 @@ for w in "$@"; do
     case "$w" in
         -*) sel+=("$w") ;;
         contract:*)
-            names=$(paste -sd'|' "$here/contracts/${w#contract:}") || { echo "no contract ${w#contract:}" >&2; exit 2; }
+            c=${w#contract:}
+            f="$here/contracts/${c%%#*}"
+            [ -f "$f" ] || { echo "run-tests: no contract ${c%%#*}" >&2; exit 2; }
+            re=".*"
+            case "$c" in *#*) re=${c#*#} ;; esac
+            names=$(grep -E "^($re)\$" "$f" | paste -sd'|')
+            [ -n "$names" ] || { echo "run-tests: no test of ${c%%#*} matches $re" >&2; exit 2; }
             sel+=("--select-class=dev.sandbox4j.local.LocalConformanceTest"
                   "--include-methodname=^dev\\.sandbox4j\\.local\\.LocalConformanceTest#($names)\$") ;;
         *)
@@ -57,15 +66,19 @@ echo "run-tests: as $(id -un) (uid $(id -u)), SANDBOX4J_REQUIRE=$SANDBOX4J_REQUI
 echo "run-tests: selection: ${sel[*]}"
 echo "run-tests: test JVM options: ${SANDBOX4J_TEST_JAVA_OPTS:-(none)}"
 started=$(date +%s.%N)
+# SANDBOX4J_TEST_TIMEOUT (seconds, 0 = none): the launcher is killed after it, and the summary is then read
+# from its test feed, as far as it got.
 # shellcheck disable=SC2086
+timeout --kill-after=20 "${SANDBOX4J_TEST_TIMEOUT:-0}" \
 java ${SANDBOX4J_TEST_JAVA_OPTS:-} -jar "$here/lib/junit-platform-console-standalone.jar" execute \
     --disable-banner --disable-ansi-colors --details=testfeed \
     --class-path="$cp" \
     --config='junit.jupiter.execution.timeout.default=120 s' \
-    --reports-dir="$reports" "${sel[@]}"
-rc=$?
+    --reports-dir="$reports" "${sel[@]}" 2>&1 | tee "$reports/launcher.log"
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && echo "run-tests: KILLED after SANDBOX4J_TEST_TIMEOUT=$SANDBOX4J_TEST_TIMEOUT s"
 elapsed=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$started" "$(date +%s.%N)")
 echo "run-tests: launcher exit $rc after $elapsed s"
-python3 "$here/summary.py" "$reports" "$elapsed" | tee "$reports/summary.txt"
+python3 "$here/summary.py" "$reports" "$elapsed" "$reports/launcher.log" | tee "$reports/summary.txt"
 src=${PIPESTATUS[0]}
 [ "$rc" -eq 0 ] && [ "$src" -eq 0 ]

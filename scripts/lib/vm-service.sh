@@ -26,8 +26,11 @@ d=/sys/fs/cgroup$cg
 } > "$res/facts.txt" 2>&1
 cat "$res/facts.txt"
 t0=$(date +%s)
+# The launcher's test feed goes to the serial console too (live progress), and to console.log.
+# The launcher's own bound, a minute under the unit's, so that a slow setting still reports how far it got.
+export SANDBOX4J_TEST_TIMEOUT=$(( $(cat /ci/mode-timeout 2>/dev/null || echo 960) - 60 ))
+set -f   # the selection's words are patterns for JUnit, not for the shell
 # shellcheck disable=SC2046
-# The launcher's tree goes to the serial console too (live progress), and to console.log.
 bash /ci/payload/run-tests.sh "$res/reports" $(cat /ci/tests) 2>&1 | tee "$res/console.log"
 rc=${PIPESTATUS[0]}
 echo "$(( $(date +%s) - t0 ))" > "$res/seconds"
