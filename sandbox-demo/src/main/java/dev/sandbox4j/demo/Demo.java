@@ -25,6 +25,23 @@ public final class Demo {
     private Demo() {
     }
 
+    /**
+     * The default limits hold, or open refuses (UNSUPPORTED, naming what to change): on such a host the tour goes on
+     * with the limits that do hold, and says so.
+     */
+    private static Sandbox openShowingLimits(SandboxSpec spec) {
+        try {
+            return Sandboxes.open(spec);
+        } catch (SandboxException e) {
+            if (e.kind() != dev.sandbox4j.ErrorKind.UNSUPPORTED) {
+                throw e;
+            }
+            System.out.println("\n== The default limits cannot all hold here, so open() refused:\n  " + e.getMessage());
+            System.out.println("  Going on with bestEffortLimits(true): info() reports what holds.");
+            return Sandboxes.open(spec.toBuilder().bestEffortLimits(true).build());
+        }
+    }
+
     public static void main(String[] args) {
         System.out.println("== Backends on this machine");
         for (ProviderStatus p : Sandboxes.providers()) {
@@ -35,7 +52,7 @@ public final class Demo {
                 .commandTimeout(Duration.ofSeconds(20))
                 .file("app/greet.py", "def greet(name):\n    return 'Hello, ' + name\n\nprint(greet('world'))\n")
                 .build();
-        try (Sandbox sandbox = Sandboxes.open(spec)) {
+        try (Sandbox sandbox = openShowingLimits(spec)) {
             SandboxInfo info = sandbox.info();
             System.out.println("\n== Opened " + info.id() + " on '" + info.backend() + "'");
             System.out.println("  features: " + info.features());
