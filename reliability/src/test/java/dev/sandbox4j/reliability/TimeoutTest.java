@@ -72,32 +72,9 @@ class TimeoutTest {
         long wall;
         String survivors;
         try (Sandbox s = Rel.open(backend)) {
-            ExecutorService pool = Executors.newFixedThreadPool(n);
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<?>> fs = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                fs.add(pool.submit(() -> {
-                    go.await();
-                    long t0 = System.nanoTime();
-                    try {
-                        ExecResult r = s.shell().run(ExecRequest.shell("sleep 10.2").withTimeout(timeout));
-                        if (r.status() != ExecStatus.TIMEOUT) {
-                            wrong.add(r.status() + " " + r.exitCode() + " " + r.stderr());
-                        }
-                    } catch (RuntimeException e) {
-                        wrong.add(e.toString());
-                    }
-                    lat.add(System.nanoTime() - t0);
-                    return null;
-                }));
-            }
             long t0 = System.nanoTime();
-            go.countDown();
-            for (Future<?> f : fs) {
-                f.get(5, TimeUnit.MINUTES);
-            }
+            concurrentTimeouts(s, n, "sleep 10.2", timeout, lat, wrong);
             wall = System.nanoTime() - t0;
-            pool.shutdown();
             // D-STORM-SURVIVORS (fixed): every sleep is killed, at the latest 10 s after its call returned.
             survivors = survivors(s, "10\\.2");
         }
@@ -128,30 +105,7 @@ class TimeoutTest {
         List<String> wrong = Collections.synchronizedList(new ArrayList<>());
         String survivors;
         try (Sandbox s = Rel.open(backend)) {
-            ExecutorService pool = Executors.newFixedThreadPool(n);
-            CountDownLatch go = new CountDownLatch(1);
-            List<Future<?>> fs = new ArrayList<>();
-            for (int i = 0; i < n; i++) {
-                fs.add(pool.submit(() -> {
-                    go.await();
-                    long t0 = System.nanoTime();
-                    try {
-                        ExecResult r = s.shell().run(ExecRequest.shell("sleep 100.3").withTimeout(timeout));
-                        if (r.status() != ExecStatus.TIMEOUT) {
-                            wrong.add(r.status() + " " + r.exitCode() + " " + r.stderr());
-                        }
-                    } catch (RuntimeException e) {
-                        wrong.add(e.toString());
-                    }
-                    lat.add(System.nanoTime() - t0);
-                    return null;
-                }));
-            }
-            go.countDown();
-            for (Future<?> f : fs) {
-                f.get(5, TimeUnit.MINUTES);
-            }
-            pool.shutdown();
+            concurrentTimeouts(s, n, "sleep 100.3", timeout, lat, wrong);
             Thread.sleep(2_000);
             survivors = s.shell().run("ps -eo args | grep '^sleep 100\\.3' || true").stdout().trim();
         }
@@ -163,6 +117,35 @@ class TimeoutTest {
         if (backend.equals("local")) {
             assertThat(Rel.p99(lat)).as("p99 return (ns)").isLessThanOrEqualTo(timeout.toNanos() + 500_000_000L);
         }
+    }
+
+    /** Runs {@code n} copies of {@code cmd} at once with {@code timeout}; each call's latency, and what was not TIMEOUT. */
+    private static void concurrentTimeouts(Sandbox s, int n, String cmd, Duration timeout, List<Long> lat,
+                                           List<String> wrong) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fs.add(pool.submit(() -> {
+                go.await();
+                long t0 = System.nanoTime();
+                try {
+                    ExecResult r = s.shell().run(ExecRequest.shell(cmd).withTimeout(timeout));
+                    if (r.status() != ExecStatus.TIMEOUT) {
+                        wrong.add(r.status() + " " + r.exitCode() + " " + r.stderr());
+                    }
+                } catch (RuntimeException e) {
+                    wrong.add(e.toString());
+                }
+                lat.add(System.nanoTime() - t0);
+                return null;
+            }));
+        }
+        go.countDown();
+        for (Future<?> f : fs) {
+            f.get(5, TimeUnit.MINUTES);
+        }
+        pool.shutdown();
     }
 
     /** The sleeps (args matching {@code ^sleep <pattern>}) still running, polled for up to 10 s until none is. */
