@@ -10,7 +10,8 @@
 # Environment:
 #   SANDBOX4J_VM_CACHE     image cache (default /var/cache/sandbox4j/vm); the image is keyed by a hash of the
 #                          package list and this recipe, so a repeat run skips debootstrap
-#   SANDBOX4J_VM_MODES     settings to run, in order (default "dev root")
+#   SANDBOX4J_VM_MODES     settings to run, in order (default "dev root"; also dev-scope: dev without
+#                          delegation, so sandboxes get systemd user scopes)
 #   SANDBOX4J_VM_TIMEOUT   wall-clock bound of the VM in minutes (default 30): qemu is killed after it
 #   SANDBOX4J_VM_TESTS     the selection, if no arguments are given ("all" for every test)
 #   SANDBOX4J_VM_ACCEL     tcg (default) or kvm (KVM boots hung on the build machine)

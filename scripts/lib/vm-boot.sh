@@ -20,8 +20,15 @@ cat "$res/boot.txt"
 timeout_s=$(cat /ci/mode-timeout 2>/dev/null || echo 900)
 for mode in $(cat /ci/modes); do
     mkdir -p "$res/$mode"
-    if [ "$mode" = root ]; then user=root; delegate=$(cat /ci/root-delegate 2>/dev/null || echo yes)
-    else user=$mode; delegate=yes; chown "$user:" "$res/$mode"; fi
+    # root; USER (a service account with Delegate=yes); USER-scope (the same without delegation: sandboxes then
+    # get transient scopes from USER's systemd user manager, which linger keeps running)
+    case "$mode" in
+        root) user=root; delegate=$(cat /ci/root-delegate 2>/dev/null || echo yes) ;;
+        *-scope) user=${mode%-scope}; delegate=no; chown "$user:" "$res/$mode"
+            loginctl enable-linger "$user"
+            for _ in $(seq 60); do [ -S "/run/user/$(id -u "$user")/bus" ] && break; sleep 1; done ;;
+        *) user=$mode; delegate=yes; chown "$user:" "$res/$mode" ;;
+    esac
     cat > "/run/systemd/system/sbx-test-$mode.service" <<UNIT
 [Unit]
 Description=sandbox4j local tests as $user (Delegate=$delegate)
