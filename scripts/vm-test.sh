@@ -10,7 +10,7 @@
 # Environment:
 #   SANDBOX4J_VM_CACHE     image cache (default /var/cache/sandbox4j/vm); the image is keyed by a hash of the
 #                          package list and this recipe, so a repeat run skips debootstrap
-#   SANDBOX4J_VM_MODES     settings to run, in order (default "dev root"; also dev-scope: dev without
+#   SANDBOX4J_VM_MODES     settings to run, in order (default "dev dev-scope root"; dev-scope: dev without
 #                          delegation, so sandboxes get systemd user scopes)
 #   SANDBOX4J_VM_TIMEOUT   wall-clock bound of the VM in minutes (default 30): qemu is killed after it
 #   SANDBOX4J_VM_TESTS     the selection, if no arguments are given ("all" for every test)
@@ -33,13 +33,13 @@ repo=$PWD
 # signal, interrupt and kill tests), lifecycle (the kit's LifecycleContract, ReliabilityFixesTest's open/close
 # and leftover tests). Left out: the heavy concurrency and output-flood tests (300 commands, 64 sandboxes, 1 GB of
 # output), which measure the emulator more than the backend; `all` runs them.
-DEFAULT_TESTS='SmokeTest PostureTest LocalSecurityTest$ResourceDos LocalSecurityTest$ProcessLifetime'
+DEFAULT_TESTS='SmokeTest PostureTest LimitsTest LocalSecurityTest$ResourceDos LocalSecurityTest$ProcessLifetime contract:LimitsContract'
 DEFAULT_TESTS+=' ReliabilityFixesTest#failedOpenLeavesNothing|deadOwnersLeftoversAreReaped|deadJailClosesTheSandbox|nofileLimitIsAtMostTheHardLimit'
 DEFAULT_TESTS+=' contract:LifecycleContract'
 DEFAULT_TESTS+=' contract:ShellContract#run_killedBySignal.*|run_pastTimeout.*|run_timeout_killsDetachedChildren|start_handleClosed_killsCommand|close_sandbox_killsBackgroundCommands|run_callerInterrupted.*|start_withTimeout_endsTimedOut'
 
 cache=${SANDBOX4J_VM_CACHE:-/var/cache/sandbox4j/vm}
-modes=${SANDBOX4J_VM_MODES:-dev root}
+modes=${SANDBOX4J_VM_MODES:-dev dev-scope root}
 bound_min=${SANDBOX4J_VM_TIMEOUT:-30}
 accel=${SANDBOX4J_VM_ACCEL:-tcg}
 mem=${SANDBOX4J_VM_MEM:-3072}
