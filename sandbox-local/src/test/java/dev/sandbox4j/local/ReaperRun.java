@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Test support: one run of a process (usually {@code sbx-reaper}) with its output in files, and /proc probes. */
 final class ReaperRun {
-    /** The shell gate the reaper replaces, as {@code JailAgent} spawns it. */
+    /** The shell gate the reaper replaces, as the JVM agent spawned it before sbx-reaper. */
     static final List<String> SHELL_GATE = List.of("/bin/sh", "-c", "IFS= read -r _g || exit 125; exec \"$@\"", "gate");
 
     final Process process;
