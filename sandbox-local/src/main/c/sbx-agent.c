@@ -318,9 +318,14 @@ static void feed(struct cmd *c)
         close_fd(&c->in_fd);
 }
 
-/* Reads one chunk of a command's stdout or stderr into a frame; EOF or an error closes the pipe. */
-static void pump(struct cmd *c, int *fd, int type)
+/*
+ * Reads one chunk of a command's stdout or stderr into a frame; EOF or an error closes the pipe. Returns 1
+ * when it read something, 0 when the pipe is empty for now, -1 when it is closed.
+ */
+static int pump(struct cmd *c, int *fd, int type)
 {
+    if (*fd < 0)
+        return -1;
     out_room(HEADER + READ_CHUNK);
     unsigned char *p = out_buf + out_head + out_len;
     ssize_t n;
@@ -328,16 +333,17 @@ static void pump(struct cmd *c, int *fd, int type)
         n = read(*fd, p + HEADER, READ_CHUNK);
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return;
+        return 0;
     if (n <= 0) {
         close_fd(fd);
-        return;
+        return -1;
     }
     put32(p, (uint32_t) n + 5);
     p[4] = (unsigned char) type;
     put32(p + 5, (uint32_t) c->id);
     out_len += HEADER + (size_t) n;
     out_data += HEADER + (size_t) n;
+    return 1;
 }
 
 /* Kills every process re-parented to the jail's init (other than this agent) with its subtree. */
@@ -373,8 +379,19 @@ static void finish_cmds(long long now, long long *next_deadline)
             continue;
         }
         int drained = c->out_fd < 0 && c->err_fd < 0;
+        if (!drained && now >= c->reaped_ns + GRACE_NS) {
+            /*
+             * The grace is over: take what is already in the pipes (this loop may have been busy, say
+             * starting other commands, and never read them), then stop at the first empty read.
+             */
+            while (out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0) {
+            }
+            while (out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0) {
+            }
+        }
         /* while the host is not taking output, the grace does not run out: the output is still coming */
         int paused = out_data >= OUT_CAP;
+        drained = c->out_fd < 0 && c->err_fd < 0;
         if (!drained && (paused || now < c->reaped_ns + GRACE_NS)) {
             long long d = paused ? now + 10LL * 1000 * 1000 : c->reaped_ns + GRACE_NS;
             if (*next_deadline < 0 || d < *next_deadline)
@@ -917,11 +934,11 @@ int main(int argc, char **argv)
                 break; /* flushed at the top of the loop */
             case 3:
                 if (out_data < OUT_CAP)
-                    pump(owner[i], &owner[i]->out_fd, STDOUT_DATA);
+                    (void) pump(owner[i], &owner[i]->out_fd, STDOUT_DATA);
                 break;
             case 4:
                 if (out_data < OUT_CAP)
-                    pump(owner[i], &owner[i]->err_fd, STDERR_DATA);
+                    (void) pump(owner[i], &owner[i]->err_fd, STDERR_DATA);
                 break;
             case 5:
                 feed(owner[i]);

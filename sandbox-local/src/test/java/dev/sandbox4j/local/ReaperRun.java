@@ -46,11 +46,16 @@ final class ReaperRun {
     }
 
     static Path extract(Path dir, String osArch) throws IOException {
+        return extract(dir, osArch, NativeBinaries.REAPER);
+    }
+
+    /** One of the native helpers ({@link NativeBinaries#REAPER}, {@link NativeBinaries#AGENT}) under {@code dir}. */
+    static Path extract(Path dir, String osArch, String name) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bin-" + osArch));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path file = bin.resolve(NativeBinaries.REAPER);
-        Files.write(file, NativeBinaries.bytes(NativeBinaries.REAPER, osArch));
+        Path file = bin.resolve(name);
+        Files.write(file, NativeBinaries.bytes(name, osArch));
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
         return file;
     }
