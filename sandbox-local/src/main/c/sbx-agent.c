@@ -24,7 +24,8 @@
  * for tests, it never sweeps). EXIT is sent once the reaper has been reaped and its stdout and stderr
  * reached EOF, or GRACE_NS later (a leftover may hold them).
  *
- * The host closing fd 0 ends the agent: every reaper is SIGKILLed, the init's orphans swept, exit 0.
+ * The host closing fd 0 ends the agent: every reaper is told to kill its tree (SIGUSR1), the init's orphans
+ * are swept, exit 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -434,11 +435,15 @@ static void reap_children(void)
         sweep_orphans();
 }
 
+/*
+ * The agent is ending: every reaper gets SIGUSR1 (it SIGKILLs its whole tree, then exits; one still at its
+ * gate just dies), and the init's orphans are swept. In the jail, the init then ends the pid namespace.
+ */
 static void kill_everything(void)
 {
     for (size_t i = 0; i < ncmds; i++)
         if (!cmds[i]->reaped)
-            kill(cmds[i]->pid, SIGKILL);
+            kill(cmds[i]->pid, SIGUSR1);
     sweep_orphans();
 }
 

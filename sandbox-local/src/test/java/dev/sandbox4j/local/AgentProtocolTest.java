@@ -71,12 +71,21 @@ class AgentProtocolTest {
             Object[] f = a.next();
             assertThat((byte) f[0]).isEqualTo(JailAgent.SPAWNED);
             long reaper = JailAgent.readInt((byte[]) f[2]);
-            assertThat(a.closeAndAwait(5)).isZero();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (ReaperRun.alive(reaper) && System.nanoTime() < deadline) {
+            List<ProcessHandle> sleeper = List.of();
+            while (sleeper.isEmpty() && System.nanoTime() < deadline) {
+                sleeper = ProcessHandle.of(reaper).map(h -> h.children().toList()).orElse(List.of());
+                Thread.sleep(5);
+            }
+            assertThat(sleeper).as("the reaper's command").hasSize(1);
+            long command = sleeper.get(0).pid();
+            assertThat(a.closeAndAwait(5)).isZero();
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((ReaperRun.alive(reaper) || ReaperRun.alive(command)) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
             assertThat(ReaperRun.alive(reaper)).as("reaper of a command after the agent ended").isFalse();
+            assertThat(ReaperRun.alive(command)).as("the command after the agent ended").isFalse();
         }
     }
 
