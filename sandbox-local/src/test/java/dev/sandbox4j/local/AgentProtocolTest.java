@@ -89,6 +89,27 @@ class AgentProtocolTest {
         }
     }
 
+    /** The host's rlimit flags: RLIMIT_NPROC = N + 2 (the agent and the jail's init), RLIMIT_DATA, soft = hard. */
+    @Test
+    void rlimitFlagsReachEveryCommand() throws Exception {
+        try (AgentRun a = AgentRun.start(dir, "--nproc=40", "--data=" + (512L << 20))) {
+            a.run(1, List.of("cat", "/proc/self/limits"), null);
+            Object[] r = a.awaitEnd(1);
+            assertThat(r[0]).isEqualTo(0);
+            assertThat(((String) r[1]).lines().map(l -> l.trim().split("\\s{2,}")).filter(f -> f.length >= 3)
+                    .map(f -> f[0] + "=" + f[1] + ":" + f[2]).toList())
+                    .contains("Max processes=42:42", "Max data size=" + (512L << 20) + ":" + (512L << 20));
+        }
+        Path agent = ReaperRun.extract(dir, System.getProperty("os.arch"), NativeBinaries.AGENT);
+        for (String bad : List.of("--nproc=x", "--data=-1", "--nproc=", "--what")) {
+            Process p = new ProcessBuilder(agent.toString(), bad).redirectErrorStream(true).start();
+            assertThat(p.waitFor(5, TimeUnit.SECONDS)).as("agent with %s ended", bad).isTrue();
+            assertThat(p.exitValue()).as("exit code with %s", bad).isEqualTo(2);
+            assertThat(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).as("output with %s", bad)
+                    .doesNotContain("\0\0\0\5\17").contains(bad);
+        }
+    }
+
     @Test
     void badFrameLengthsEndTheAgent() throws Exception {
         for (int len : new int[] {0, 4, -1, Integer.MIN_VALUE, (16 << 20) + 1, Integer.MAX_VALUE}) {

@@ -33,12 +33,14 @@ final class AgentRun implements AutoCloseable {
     }
 
     /** Starts the agent for this host's architecture with the reaper beside it; the first frame is READY. */
-    static AgentRun start(Path dir) throws IOException {
+    static AgentRun start(Path dir, String... flags) throws IOException {
         String arch = System.getProperty("os.arch");
         Path agent = ReaperRun.extract(dir, arch, NativeBinaries.AGENT);
         Path reaper = ReaperRun.extract(dir, arch, NativeBinaries.REAPER);
         Path err = Files.createTempFile(dir, "agent-err", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(agent.toString(), "--reaper=" + reaper).redirectError(err.toFile());
+        List<String> argv = new ArrayList<>(List.of(agent.toString(), "--reaper=" + reaper));
+        argv.addAll(List.of(flags));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectError(err.toFile());
         pb.environment().clear();
         pb.environment().put("PATH", "/usr/bin:/bin");
         pb.environment().put("BASE", "from-the-agent");
