@@ -553,6 +553,14 @@ static void child_exec(int in_r, int out_w, int err_w, int status_w, const char 
     signal(SIGPIPE, SIG_DFL);
     if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
         goto fail;
+    /* whatever the agent inherited without close-on-exec (from bwrap, say) does not reach the command */
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
+#endif
+    {
+        for (int fd = 3; fd < 4096; fd++)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
     if (nproc_limit >= 0) {
         struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
         if (setrlimit(RLIMIT_NPROC, &r) != 0)

@@ -46,6 +46,8 @@ class NativeAgentTest {
                 }
             }
             assertThat(agentSeen).as("the agent among " + pids).isTrue();
+            // a command holds its three pipes and nothing the agent or bwrap had open (ls's own directory is 3)
+            assertThat(s.shell().run(ExecRequest.argv("ls", "/proc/self/fd")).stdout()).isEqualTo("0\n1\n2\n3\n");
             assertThat(Files.exists(Path.of(s.info().details().get("workspace")))).isTrue();
             bg.kill();
         }
