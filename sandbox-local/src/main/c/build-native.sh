@@ -6,15 +6,15 @@
 # The host's own architecture is built with `gcc` (CC overrides it): a missing gcc or a failed compilation
 # fails the build. The other architecture needs its cross compiler (x86_64-linux-gnu-gcc or
 # aarch64-linux-gnu-gcc, Debian packages gcc-<triple> + libc6-dev-<arch>-cross): when it is missing the
-# build only warns, unless REQUIRE_ALL is true (release and CI builds). A binary newer than its source
-# and this script is kept as it is.
+# build only warns, unless REQUIRE_ALL is true (release and CI builds). A binary newer than its source,
+# its headers and this script is kept as it is.
 set -eu
 
 src_dir=$1
 out_dir=$2
 require_all=${3:-false}
 cflags="-static -O2 -Wall -Wextra -Werror -s"
-programs="sbx-reaper"
+programs="sbx-reaper sbx-agent"
 
 case "$(uname -m)" in
     x86_64 | amd64) host=x86_64 ;;
@@ -41,7 +41,13 @@ for arch in x86_64 aarch64; do
     mkdir -p "$out_dir/linux-$arch"
     for prog in $programs; do
         out=$out_dir/linux-$arch/$prog
-        if [ -f "$out" ] && [ "$out" -nt "$src_dir/$prog.c" ] && [ "$out" -nt "$0" ]; then
+        fresh=true
+        for dep in "$src_dir/$prog.c" "$src_dir"/*.h "$0"; do
+            if [ -f "$dep" ] && ! [ "$out" -nt "$dep" ]; then
+                fresh=false
+            fi
+        done
+        if [ -f "$out" ] && [ "$fresh" = true ]; then
             continue
         fi
         echo "[INFO] sandbox-local native: $cc $cflags -> linux-$arch/$prog"

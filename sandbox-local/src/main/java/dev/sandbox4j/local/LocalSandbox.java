@@ -27,7 +27,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,7 +51,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
-/** One bubblewrap jail with the {@link JailAgent} as its main process. */
+/** One bubblewrap jail with the native agent ({@code sbx-agent}, protocol in {@link JailAgent}) as its main process. */
 final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     static final String PREFIX = "sandbox4j-local-";
     /** Names of this JVM's sandboxes, cgroups and temp dirs start so: a leak check can tell them from others'. */
@@ -171,8 +170,10 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     + "aarch64 only, not for '" + System.getProperty("os.arch") + "'; use the docker backend here");
         }
         byte[] reaperBytes;
+        byte[] agentBytes;
         try {
             reaperBytes = NativeBinaries.bytes(NativeBinaries.REAPER);
+            agentBytes = NativeBinaries.bytes(NativeBinaries.AGENT);
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
         }
@@ -197,27 +198,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             if (root) {
                 chown(ws, uid, gid);
             }
-            Path agentDir = ctl.resolve("agent");
-            Path pkg = agentDir.resolve("dev/sandbox4j/local");
-            Files.createDirectories(pkg);
-            for (String cls : List.of("JailAgent.class", "JailAgent$Proc.class")) {
-                try (InputStream in = LocalSandbox.class.getResourceAsStream(cls)) {
-                    if (in == null) {
-                        throw new IOException("agent class " + cls + " not found on the class path");
-                    }
-                    Files.write(pkg.resolve(cls), in.readAllBytes());
-                }
-            }
-            Path reaper = agentDir.resolve(NativeBinaries.REAPER);
-            Files.write(reaper, reaperBytes);
-            Files.setPosixFilePermissions(reaper, PosixFilePermissions.fromString("r-xr-xr-x"));
-            for (Path p = pkg; p != null && p.startsWith(agentDir); p = p.getParent()) {
-                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
-            }
-            try (var s = Files.list(pkg)) {
-                for (Path p : s.toList()) {
-                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
-                }
+            Path agentDir = Files.createDirectory(ctl.resolve("agent"));
+            Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            for (Map.Entry<String, byte[]> bin : Map.of(NativeBinaries.REAPER, reaperBytes, NativeBinaries.AGENT,
+                    agentBytes).entrySet()) {
+                Path file = agentDir.resolve(bin.getKey());
+                Files.write(file, bin.getValue());
+                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-xr-xr-x"));
             }
 
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
@@ -236,8 +223,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             long dataLimit = !cg.memory && spec.limits().memoryBytes() > 0 && host.prlimit != null
                     ? spec.limits().memoryBytes() : 0;
 
-            Path javaHome = Path.of(System.getProperty("java.home")).toRealPath();
-            List<String> args = bwrapArgs(spec, inForce, ws, agentDir, javaHome, uid, gid);
+            List<String> args = bwrapArgs(spec, inForce, ws, agentDir, uid, gid);
             writeSecret(ctl.resolve("args"), nulJoin(args));
             writeSecret(ctl.resolve("seccomp"), Seccomp.program());
             writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -274,7 +260,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                         .append(gid).append(" --clear-groups --inh-caps=-all --bounding-set=-all --");
             }
             script.append(" '").append(host.bwrap).append("' --args 3 --");
-            for (String part : agentCommand(javaHome, nproc ? granted.maxProcesses() : 0, dataLimit, host.prlimit)) {
+            for (String part : agentCommand(nproc ? granted.maxProcesses() : 0, dataLimit)) {
                 if (part.contains("'")) {
                     throw new IOException("unsupported character in " + part);
                 }
@@ -321,8 +307,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             details.put("cgroups", cg.toString());
             details.put("cgroup setting", setting.toString());
             if (nproc) {
-                details.put("processes", "RLIMIT_NPROC " + granted.maxProcesses() + " plus the agent's threads, "
-                        + "counted in the jail's own user namespace (no pids cgroup here)");
+                details.put("processes", "RLIMIT_NPROC " + granted.maxProcesses() + " plus 2 (the single-threaded "
+                        + "agent and the jail's init), counted in the jail's own user namespace (no pids cgroup here)");
             }
             if (dataLimit > 0) {
                 details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
@@ -428,7 +414,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     private static List<String> bwrapArgs(SandboxSpec spec, ResourceLimits limits, Path ws, Path agentDir,
-                                          Path javaHome, int uid, int gid) {
+                                          int uid, int gid) {
         List<String> a = new ArrayList<>(List.of(
                 "--unshare-all", "--unshare-user", "--disable-userns",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -454,11 +440,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             }
         }
         a.addAll(List.of("--perms", "0755", "--dir", "/etc"));
-        List<String> etc = new ArrayList<>(List.of("/etc/alternatives", "/etc/ssl", "/etc/ca-certificates",
-                "/etc/ld.so.cache", "/etc/localtime"));
-        String feature = Integer.toString(Runtime.version().feature());
-        etc.add("/etc/java-" + feature + "-openjdk");
-        for (String e : etc) {
+        for (String e : List.of("/etc/alternatives", "/etc/ssl", "/etc/ca-certificates", "/etc/ld.so.cache",
+                "/etc/localtime")) {
             a.addAll(List.of("--ro-bind-try", e, e));
         }
         a.addAll(List.of("--ro-bind-data", "5", "/etc/passwd", "--ro-bind-data", "6", "/etc/group",
@@ -476,26 +459,21 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         a.addAll(List.of("--tmpfs", "/tmp",
                 "--bind", ws.toString(), "/workspace",
                 "--ro-bind", agentDir.toString(), "/opt/sandbox4j"));
-        if (!javaHome.startsWith("/usr/")) {
-            a.addAll(List.of("--ro-bind", javaHome.toString(), javaHome.toString()));
-        }
         a.addAll(List.of("--chdir", "/workspace", "--remount-ro", "/"));
         a.addAll(List.of("--seccomp", "4"));
         return a;
     }
 
     /** The jail's command (on bwrap's argv after --args: bwrap 0.8 ignores a command inside the --args file). */
-    private static List<String> agentCommand(Path javaHome, int nproc, long dataBytes, String prlimit) {
-        List<String> cmd = new ArrayList<>(List.of(javaHome.resolve("bin/java").toString()));
-        if (nproc > 0 || dataBytes > 0) {
-            cmd.add("-D" + JailAgent.RLIMITS + "=" + prlimit + "," + nproc + "," + dataBytes);
+    private static List<String> agentCommand(int nproc, long dataBytes) {
+        List<String> cmd = new ArrayList<>(List.of(JailAgent.AGENT));
+        if (nproc > 0) {
+            // the agent adds its own allowance: itself (one thread) and the jail's init
+            cmd.add("--nproc=" + nproc);
         }
-        cmd.addAll(List.of(
-                "-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                "-Xmx32m", "-Xss512k", "-XX:MaxMetaspaceSize=64m", "-XX:+DisableAttachMechanism",
-                // JDK 17-21: vfork + exec of the command, instead of posix_spawn of jspawnhelper which then execs it
-                "-Djdk.lang.Process.launchMechanism=" + (Runtime.version().feature() <= 21 ? "VFORK" : "POSIX_SPAWN"),
-                "-Djava.io.tmpdir=/tmp", "-cp", "/opt/sandbox4j", "dev.sandbox4j.local.JailAgent"));
+        if (dataBytes > 0) {
+            cmd.add("--data=" + dataBytes);
+        }
         return cmd;
     }
 

@@ -11,6 +11,8 @@ import java.util.Locale;
 final class NativeBinaries {
     /** The per-command supervisor (see {@code src/main/c/sbx-reaper.c}). */
     static final String REAPER = "sbx-reaper";
+    /** The jail's main process (see {@code src/main/c/sbx-agent.c}). */
+    static final String AGENT = "sbx-agent";
 
     private static final String ROOT = "native/";
 

@@ -65,7 +65,7 @@ final class Jail {
                 try {
                     String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
                     boolean ours = Files.readString(p.resolve("cgroup")).contains("/sandbox4j/sbx-" + LocalSandbox.OWNER);
-                    if (ours && (cmd.contains("dev.sandbox4j.local.JailAgent") || cmd.startsWith("bwrap --args")
+                    if (ours && (cmd.contains("/opt/sandbox4j/sbx-agent") || cmd.startsWith("bwrap --args")
                             || cmd.contains("/bwrap --args"))) {
                         leaks.add("process " + p.getFileName() + ": " + cmd);
                     }

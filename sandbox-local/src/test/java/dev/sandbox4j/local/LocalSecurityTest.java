@@ -399,7 +399,8 @@ class LocalSecurityTest {
                     for (Path p : st.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
                         try {
                             String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
-                            if (cmd.startsWith("bwrap ") || cmd.contains("/bwrap ") || cmd.contains("JailAgent")) {
+                            if (cmd.startsWith("bwrap ") || cmd.contains("/bwrap ")
+                                    || cmd.startsWith("/opt/sandbox4j/sbx-agent")) {
                                 launchers++;
                                 assertThat(Files.readString(p.resolve("environ"))).as("environ of " + cmd)
                                         .doesNotContain(marker);

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Test support: one run of a process (usually {@code sbx-reaper}) with its output in files, and /proc probes. */
 final class ReaperRun {
-    /** The shell gate the reaper replaces, as {@code JailAgent} spawns it. */
+    /** The shell gate the reaper replaces, as the JVM agent spawned it before sbx-reaper. */
     static final List<String> SHELL_GATE = List.of("/bin/sh", "-c", "IFS= read -r _g || exit 125; exec \"$@\"", "gate");
 
     final Process process;
@@ -46,11 +46,16 @@ final class ReaperRun {
     }
 
     static Path extract(Path dir, String osArch) throws IOException {
+        return extract(dir, osArch, NativeBinaries.REAPER);
+    }
+
+    /** One of the native helpers ({@link NativeBinaries#REAPER}, {@link NativeBinaries#AGENT}) under {@code dir}. */
+    static Path extract(Path dir, String osArch, String name) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bin-" + osArch));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path file = bin.resolve(NativeBinaries.REAPER);
-        Files.write(file, NativeBinaries.bytes(NativeBinaries.REAPER, osArch));
+        Path file = bin.resolve(name);
+        Files.write(file, NativeBinaries.bytes(name, osArch));
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
         return file;
     }

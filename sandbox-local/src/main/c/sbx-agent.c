@@ -1,0 +1,964 @@
+/*
+ * sbx-agent: the jail's main process. Speaks the host's frame protocol (JailAgent.java) on fd 0 (frames
+ * from the host) and fd 1 (frames to the host); fd 2 is a diagnostics channel the host keeps.
+ *
+ *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH]
+ *
+ * A frame is: int length (5..MAX_FRAME), byte type, int id, payload[length - 5], big-endian.
+ *   host -> agent  SPAWN(argv, env, cwd string lists), GO, STDIN(bytes), STDIN_CLOSE, SIGNAL(15 | 9)
+ *   agent -> host  READY, SPAWNED(int pid), FAILED(message), STDOUT, STDERR, EXIT(int code, 128 + signal)
+ *
+ * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
+ * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
+ * by the SPAWN env, nothing else; RLIMIT_NPROC = N + 2 (the agent and the jail's init; the agent has one
+ * thread) and RLIMIT_DATA = BYTES (soft = hard) when given. Memory is bounded: at most OUT_CAP bytes of
+ * command output wait for the host (beyond that the commands' pipes are not read: backpressure), at most
+ * STDIN_CAP bytes of stdin wait for commands and at most OUT_HARD bytes of frames for the host (beyond
+ * either, the host's frames are not read), and one input frame is at most MAX_FRAME bytes (a bigger or
+ * smaller length ends the agent: the channel cannot be trusted any more).
+ *
+ * SIGNAL 15 sends SIGTERM to the command's reaper (it forwards it to the tree). SIGNAL 9 sends SIGKILL to
+ * the reaper; whatever it kept is re-parented to the jail's init and swept (killed): after SIGNAL 9 and
+ * after every command's exit, every process whose parent is the jail's init, other than this agent, is
+ * killed with its subtree (only when this agent is pid 2 under a pid 1, as bwrap starts it: run elsewhere,
+ * for tests, it never sweeps). EXIT is sent once the reaper has been reaped and its stdout and stderr
+ * reached EOF, or GRACE_NS later (a leftover may hold them).
+ *
+ * The host closing fd 0 ends the agent: every reaper is told to kill its tree (SIGUSR1), the init's orphans
+ * are swept, exit 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sbx-proc.h"
+
+enum {
+    SPAWN = 1, GO = 2, STDIN_DATA = 3, STDIN_CLOSE = 4, SIGNAL = 5,
+    SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15
+};
+
+#define HEADER 9
+#define MAX_FRAME (16u << 20)          /* as JailAgent.MAX_FRAME */
+#define READ_CHUNK (64u << 10)         /* one read of a command's output = one frame */
+#define OUT_CAP (1u << 20)             /* command output waiting for the host before the pipes pause */
+#define OUT_HARD (4u << 20)            /* frames of any kind waiting for the host before host input pauses */
+#define STDIN_CAP (16u << 20)          /* stdin bytes queued for commands before host input pauses */
+#define MAX_COMMANDS 4096
+#define GRACE_NS (300LL * 1000 * 1000)
+
+struct chunk {
+    struct chunk *next;
+    size_t len, off;
+    unsigned char data[];
+};
+
+struct cmd {
+    int32_t id;
+    pid_t pid;
+    int in_fd, out_fd, err_fd;
+    struct chunk *q_head, *q_tail;
+    int close_after_queue; /* STDIN_CLOSE came: close stdin once the queue is written */
+    int reaped;
+    int status;
+    long long reaped_ns;
+};
+
+static const char *reaper_path = "/opt/sandbox4j/sbx-reaper";
+static long long nproc_limit = -1, data_limit = -1;
+static int sweeping; /* pid 2 under a pid 1: inside a fresh pid namespace */
+static pid_t self_pid;
+
+static struct cmd **cmds;
+static size_t ncmds, cmds_cap;
+static size_t stdin_queued;
+
+/* toward the host */
+static unsigned char *out_buf;
+static size_t out_head, out_len, out_cap, out_data; /* out_data: bytes of STDOUT/STDERR frames pending */
+
+/* from the host */
+static unsigned char *in_buf;
+static size_t in_len, in_cap;
+static int host_eof;
+
+static struct table proc_table;
+static pid_t *proc_queue;
+static size_t proc_qcap;
+
+static void say(const char *fmt, const char *arg)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "sbx-agent: ");
+    if (n < 0)
+        return;
+    int m = snprintf(buf + n, sizeof buf - (size_t) n, fmt, arg);
+    if (m < 0)
+        return;
+    size_t len = (size_t) n + (size_t) m;
+    if (len >= sizeof buf - 1)
+        len = sizeof buf - 2;
+    buf[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, buf, len);
+    (void) w;
+}
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char) (v >> 24);
+    p[1] = (unsigned char) (v >> 16);
+    p[2] = (unsigned char) (v >> 8);
+    p[3] = (unsigned char) v;
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+    return ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16) | ((uint32_t) p[2] << 8) | (uint32_t) p[3];
+}
+
+/* --- frames to the host ------------------------------------------------------------------------ */
+
+static void out_room(size_t need)
+{
+    if (out_head > 0 && (out_head >= out_cap / 2 || out_cap - out_head - out_len < need)) {
+        memmove(out_buf, out_buf + out_head, out_len);
+        out_head = 0;
+    }
+    if (out_cap - out_len >= need)
+        return;
+    size_t cap = out_cap ? out_cap : 256u << 10;
+    while (cap - out_len < need)
+        cap *= 2;
+    unsigned char *b = realloc(out_buf, cap);
+    if (b == NULL) {
+        say("%s", "out of memory");
+        _exit(4);
+    }
+    out_buf = b;
+    out_cap = cap;
+}
+
+static void send_frame(int type, int32_t id, const void *payload, size_t len)
+{
+    out_room(HEADER + len);
+    unsigned char *p = out_buf + out_head + out_len;
+    put32(p, (uint32_t) (len + 5));
+    p[4] = (unsigned char) type;
+    put32(p + 5, (uint32_t) id);
+    if (len > 0)
+        memcpy(p + HEADER, payload, len);
+    out_len += HEADER + len;
+}
+
+static void send_int(int type, int32_t id, int32_t v)
+{
+    unsigned char b[4];
+    put32(b, (uint32_t) v);
+    send_frame(type, id, b, 4);
+}
+
+static void send_failed(int32_t id, const char *what, const char *detail)
+{
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "%s%s", what, detail ? detail : "");
+    if (n < 0)
+        n = 0;
+    if ((size_t) n >= sizeof msg)
+        n = sizeof msg - 1;
+    send_frame(FAILED, id, msg, (size_t) n);
+}
+
+/* Writes what it can; returns -1 when the host's end is gone. */
+static int flush_out(void)
+{
+    while (out_len > 0) {
+        ssize_t n = write(STDOUT_FILENO, out_buf + out_head, out_len);
+        if (n > 0) {
+            out_head += (size_t) n;
+            out_len -= (size_t) n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        return -1;
+    }
+    if (out_len == 0) {
+        out_head = 0;
+        out_data = 0;
+        if (out_cap > (2u << 20)) { /* a burst of control frames grew it: give the memory back */
+            free(out_buf);
+            out_buf = NULL;
+            out_cap = 0;
+        }
+    } else if (out_data > out_len) {
+        out_data = out_len;
+    }
+    return 0;
+}
+
+/* --- commands ------------------------------------------------------------------------------------- */
+
+static struct cmd *find_cmd(int32_t id)
+{
+    for (size_t i = 0; i < ncmds; i++)
+        if (cmds[i]->id == id)
+            return cmds[i];
+    return NULL;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        *fd = -1;
+    }
+}
+
+static void drop_queue(struct cmd *c)
+{
+    while (c->q_head) {
+        struct chunk *k = c->q_head;
+        c->q_head = k->next;
+        stdin_queued -= k->len - k->off;
+        free(k);
+    }
+    c->q_tail = NULL;
+}
+
+static void close_stdin(struct cmd *c)
+{
+    drop_queue(c);
+    close_fd(&c->in_fd);
+}
+
+static void remove_cmd(size_t i)
+{
+    struct cmd *c = cmds[i];
+    close_stdin(c);
+    close_fd(&c->out_fd);
+    close_fd(&c->err_fd);
+    free(c);
+    cmds[i] = cmds[--ncmds];
+}
+
+static void enqueue(struct cmd *c, const unsigned char *data, size_t len, int front)
+{
+    if (c->in_fd < 0 || len == 0)
+        return;
+    struct chunk *k = malloc(sizeof *k + len);
+    if (k == NULL) {
+        say("%s", "out of memory");
+        _exit(4);
+    }
+    k->len = len;
+    k->off = 0;
+    memcpy(k->data, data, len);
+    if (front) {
+        k->next = c->q_head;
+        c->q_head = k;
+        if (c->q_tail == NULL)
+            c->q_tail = k;
+    } else {
+        k->next = NULL;
+        if (c->q_tail)
+            c->q_tail->next = k;
+        else
+            c->q_head = k;
+        c->q_tail = k;
+    }
+    stdin_queued += len;
+}
+
+static void feed(struct cmd *c)
+{
+    while (c->in_fd >= 0 && c->q_head) {
+        struct chunk *k = c->q_head;
+        ssize_t n = write(c->in_fd, k->data + k->off, k->len - k->off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n <= 0) { /* EPIPE: the command stopped reading; what is queued cannot be delivered */
+            close_stdin(c);
+            return;
+        }
+        k->off += (size_t) n;
+        stdin_queued -= (size_t) n;
+        if (k->off == k->len) {
+            c->q_head = k->next;
+            if (c->q_head == NULL)
+                c->q_tail = NULL;
+            free(k);
+        }
+    }
+    if (c->in_fd >= 0 && c->q_head == NULL && c->close_after_queue)
+        close_fd(&c->in_fd);
+}
+
+/*
+ * Reads one chunk of a command's stdout or stderr into a frame; EOF or an error closes the pipe. Returns 1
+ * when it read something, 0 when the pipe is empty for now, -1 when it is closed.
+ */
+static int pump(struct cmd *c, int *fd, int type)
+{
+    if (*fd < 0)
+        return -1;
+    out_room(HEADER + READ_CHUNK);
+    unsigned char *p = out_buf + out_head + out_len;
+    ssize_t n;
+    do {
+        n = read(*fd, p + HEADER, READ_CHUNK);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    if (n <= 0) {
+        close_fd(fd);
+        return -1;
+    }
+    put32(p, (uint32_t) n + 5);
+    p[4] = (unsigned char) type;
+    put32(p + 5, (uint32_t) c->id);
+    out_len += HEADER + (size_t) n;
+    out_data += HEADER + (size_t) n;
+    return 1;
+}
+
+/* Kills every process re-parented to the jail's init (other than this agent) with its subtree. */
+static void sweep_orphans(void)
+{
+    if (!sweeping)
+        return;
+    for (int round = 0; round < 100; round++) {
+        long n = signal_descendants(&proc_table, 1, self_pid, &proc_queue, &proc_qcap, SIGKILL);
+        if (n <= 0)
+            return;
+        struct timespec ts = { 0, round < 10 ? 1000000L : 10000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int exit_code(int st)
+{
+    if (WIFEXITED(st))
+        return WEXITSTATUS(st);
+    if (WIFSIGNALED(st))
+        return 128 + WTERMSIG(st);
+    return 125;
+}
+
+/* Sends EXIT for every reaped command whose output ended or whose grace passed. */
+static void finish_cmds(long long now, long long *next_deadline)
+{
+    for (size_t i = 0; i < ncmds;) {
+        struct cmd *c = cmds[i];
+        if (!c->reaped) {
+            i++;
+            continue;
+        }
+        int drained = c->out_fd < 0 && c->err_fd < 0;
+        if (!drained && now >= c->reaped_ns + GRACE_NS) {
+            /*
+             * The grace is over: take what is already in the pipes (this loop may have been busy, say
+             * starting other commands, and never read them), then stop at the first empty read.
+             */
+            while (out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0) {
+            }
+            while (out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0) {
+            }
+        }
+        /* while the host is not taking output, the grace does not run out: the output is still coming */
+        int paused = out_data >= OUT_CAP;
+        drained = c->out_fd < 0 && c->err_fd < 0;
+        if (!drained && (paused || now < c->reaped_ns + GRACE_NS)) {
+            long long d = paused ? now + 10LL * 1000 * 1000 : c->reaped_ns + GRACE_NS;
+            if (*next_deadline < 0 || d < *next_deadline)
+                *next_deadline = d;
+            i++;
+            continue;
+        }
+        send_int(EXIT, c->id, exit_code(c->status));
+        remove_cmd(i);
+    }
+}
+
+/*
+ * Reaps the agent's children. When a command's reaper has ended, whatever it left re-parented to the init
+ * (a reaper killed by SIGNAL 9 or from inside the sandbox) is swept at once, so its pipes reach EOF.
+ */
+static void reap_children(void)
+{
+    int ended = 0;
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, WNOHANG);
+        if (p < 0 && errno == EINTR)
+            continue;
+        if (p <= 0)
+            break;
+        for (size_t i = 0; i < ncmds; i++) {
+            struct cmd *c = cmds[i];
+            if (c->pid == p && !c->reaped) {
+                c->reaped = 1;
+                c->status = st;
+                c->reaped_ns = now_ns();
+                close_stdin(c);
+                ended = 1;
+                break;
+            }
+        }
+    }
+    if (ended)
+        sweep_orphans();
+}
+
+/*
+ * The agent is ending: every reaper gets SIGUSR1 (it SIGKILLs its whole tree, then exits; one still at its
+ * gate just dies), and the init's orphans are swept. In the jail, the init then ends the pid namespace.
+ */
+static void kill_everything(void)
+{
+    for (size_t i = 0; i < ncmds; i++)
+        if (!cmds[i]->reaped)
+            kill(cmds[i]->pid, SIGUSR1);
+    sweep_orphans();
+}
+
+/* --- SPAWN ------------------------------------------------------------------------------------------ */
+
+/* Parses one string list (int count, then int length + bytes each) into NUL-terminated copies. */
+static int parse_strings(const unsigned char **pp, const unsigned char *end, char ***out, uint32_t *count,
+                         const char **why)
+{
+    const unsigned char *p = *pp;
+    if (end - p < 4) {
+        *why = "truncated list";
+        return -1;
+    }
+    uint32_t n = get32(p);
+    p += 4;
+    if (n > (uint32_t) (end - p) / 4) {
+        *why = "bad list length";
+        return -1;
+    }
+    char **v = calloc((size_t) n + 1, sizeof *v);
+    if (v == NULL) {
+        *why = "out of memory";
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (end - p < 4) {
+            *why = "truncated string";
+            goto fail;
+        }
+        uint32_t len = get32(p);
+        p += 4;
+        if (len > (uint32_t) (end - p)) {
+            *why = "bad string length";
+            goto fail;
+        }
+        if (memchr(p, 0, len) != NULL) {
+            *why = "invalid null character in an argument, variable or directory";
+            goto fail;
+        }
+        v[i] = malloc((size_t) len + 1);
+        if (v[i] == NULL) {
+            *why = "out of memory";
+            goto fail;
+        }
+        memcpy(v[i], p, len);
+        v[i][len] = '\0';
+        p += len;
+    }
+    *pp = p;
+    *out = v;
+    *count = n;
+    return 0;
+fail:
+    for (uint32_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+    return -1;
+}
+
+static void free_strings(char **v)
+{
+    if (v == NULL)
+        return;
+    for (char **s = v; *s; s++)
+        free(*s);
+    free(v);
+}
+
+extern char **environ;
+
+/* The jail's fixed environment, with each SPAWN variable replacing one of the same name. */
+static char **merge_env(char **spawn_env, uint32_t n)
+{
+    size_t base = 0;
+    for (char **e = environ; *e; e++)
+        base++;
+    char **v = calloc(base + n + 1, sizeof *v);
+    if (v == NULL)
+        return NULL;
+    size_t k = 0;
+    for (char **e = environ; *e; e++) {
+        size_t name = strcspn(*e, "=");
+        int replaced = 0;
+        for (uint32_t i = 0; i < n && !replaced; i++)
+            replaced = strncmp(spawn_env[i], *e, name) == 0 && spawn_env[i][name] == '=';
+        if (!replaced)
+            v[k++] = *e;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        /* a later duplicate of the same name wins, as in a map */
+        size_t name = strcspn(spawn_env[i], "=");
+        int later = 0;
+        for (uint32_t j = i + 1; j < n && !later; j++)
+            later = strncmp(spawn_env[j], spawn_env[i], name) == 0 && spawn_env[j][name] == '=';
+        if (!later)
+            v[k++] = spawn_env[i];
+    }
+    return v;
+}
+
+static void child_exec(int in_r, int out_w, int err_w, int status_w, const char *cwd, char **argv, char **envp)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGPIPE, SIG_DFL);
+    if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        goto fail;
+    /* whatever the agent inherited without close-on-exec (from bwrap, say) does not reach the command */
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0)
+#endif
+    {
+        for (int fd = 3; fd < 4096; fd++)
+            fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    if (nproc_limit >= 0) {
+        struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
+        if (setrlimit(RLIMIT_NPROC, &r) != 0)
+            goto fail;
+    }
+    if (data_limit >= 0) {
+        struct rlimit r = { (rlim_t) data_limit, (rlim_t) data_limit };
+        if (setrlimit(RLIMIT_DATA, &r) != 0)
+            goto fail;
+    }
+    if (chdir(cwd) != 0)
+        goto fail;
+    execve(reaper_path, argv, envp);
+fail:;
+    int err = errno;
+    ssize_t w = write(status_w, &err, sizeof err);
+    (void) w;
+    _exit(127);
+}
+
+static void spawn(int32_t id, const unsigned char *p, size_t len)
+{
+    const unsigned char *end = p + len;
+    char **argv = NULL, **env = NULL, **cwdv = NULL, **full = NULL, **envp = NULL;
+    uint32_t nargv = 0, nenv = 0, ncwd = 0;
+    const char *why = NULL;
+    int pipes[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+
+    if (find_cmd(id) != NULL) {
+        send_failed(id, "duplicate command id", NULL);
+        return;
+    }
+    if (ncmds >= MAX_COMMANDS) {
+        send_failed(id, "too many commands in this sandbox", NULL);
+        return;
+    }
+    if (parse_strings(&p, end, &argv, &nargv, &why) != 0 || parse_strings(&p, end, &env, &nenv, &why) != 0
+        || parse_strings(&p, end, &cwdv, &ncwd, &why) != 0) {
+        send_failed(id, "bad SPAWN frame: ", why);
+        goto out;
+    }
+    if (nargv == 0 || ncwd == 0) {
+        send_failed(id, nargv == 0 ? "empty command" : "bad SPAWN frame: no working directory", NULL);
+        goto out;
+    }
+    for (uint32_t i = 0; i < nenv; i++) {
+        if (strchr(env[i], '=') == NULL || env[i][0] == '=') {
+            send_failed(id, "bad environment variable: ", env[i]);
+            goto out;
+        }
+    }
+    struct stat st;
+    if (stat(cwdv[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        send_failed(id, "working directory does not exist: ", cwdv[0]);
+        goto out;
+    }
+    full = calloc((size_t) nargv + 3, sizeof *full);
+    envp = merge_env(env, nenv);
+    if (full == NULL || envp == NULL) {
+        send_failed(id, "out of memory", NULL);
+        goto out;
+    }
+    full[0] = (char *) reaper_path;
+    full[1] = "--";
+    for (uint32_t i = 0; i < nargv; i++)
+        full[i + 2] = argv[i];
+    for (int i = 0; i < 4; i++) {
+        if (pipe2(pipes[i], O_CLOEXEC) != 0) {
+            send_failed(id, "cannot make pipes: ", strerror(errno));
+            goto out;
+        }
+    }
+    if (ncmds == cmds_cap) {
+        size_t cap = cmds_cap ? cmds_cap * 2 : 64;
+        struct cmd **v = realloc(cmds, cap * sizeof *v);
+        if (v == NULL) {
+            send_failed(id, "out of memory", NULL);
+            goto out;
+        }
+        cmds = v;
+        cmds_cap = cap;
+    }
+    struct cmd *c = calloc(1, sizeof *c);
+    if (c == NULL) {
+        send_failed(id, "out of memory", NULL);
+        goto out;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        child_exec(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], cwdv[0], full, envp);
+    if (pid < 0) {
+        free(c);
+        send_failed(id, "cannot start the command: fork: ", strerror(errno));
+        goto out;
+    }
+    close_fd(&pipes[3][1]);
+    int err = 0;
+    ssize_t n;
+    do {
+        n = read(pipes[3][0], &err, sizeof err);
+    } while (n < 0 && errno == EINTR);
+    if (n == (ssize_t) sizeof err) {
+        /* the child reported why it could not exec; it exits 127 and is reaped by the loop */
+        free(c);
+        send_failed(id, "cannot run the command: ", strerror(err));
+        goto out;
+    }
+    c->id = id;
+    c->pid = pid;
+    c->in_fd = pipes[0][1];
+    c->out_fd = pipes[1][0];
+    c->err_fd = pipes[2][0];
+    pipes[0][1] = pipes[1][0] = pipes[2][0] = -1;
+    fcntl(c->in_fd, F_SETFL, O_NONBLOCK);
+    fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
+    fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
+    cmds[ncmds++] = c;
+    send_int(SPAWNED, id, (int32_t) pid);
+out:
+    for (int i = 0; i < 4; i++) {
+        close_fd(&pipes[i][0]);
+        close_fd(&pipes[i][1]);
+    }
+    free(full);
+    free(envp);
+    free_strings(argv);
+    free_strings(env);
+    free_strings(cwdv);
+}
+
+/* --- frames from the host ------------------------------------------------------------------------- */
+
+static int unknown_reported;
+
+static void handle(int type, int32_t id, const unsigned char *p, size_t len)
+{
+    struct cmd *c = type == SPAWN ? NULL : find_cmd(id);
+    switch (type) {
+    case SPAWN:
+        spawn(id, p, len);
+        break;
+    case GO:
+        /* the gate line goes first: the host sends stdin only after GO */
+        if (c && !c->reaped)
+            enqueue(c, (const unsigned char *) "\n", 1, 1);
+        break;
+    case STDIN_DATA:
+        if (c && !c->reaped && !c->close_after_queue)
+            enqueue(c, p, len, 0);
+        break;
+    case STDIN_CLOSE:
+        if (c) {
+            c->close_after_queue = 1;
+            if (c->q_head == NULL)
+                close_fd(&c->in_fd);
+        }
+        break;
+    case SIGNAL:
+        if (c && !c->reaped) {
+            int sig = len > 0 ? p[0] : 9;
+            kill(c->pid, sig == 9 ? SIGKILL : SIGTERM);
+            if (sig == 9) {
+                /* whatever was already re-parented goes now; the reaper's tree goes when it is reaped */
+                sweep_orphans();
+            }
+        }
+        break;
+    default:
+        if (unknown_reported++ < 10) {
+            char t[16];
+            snprintf(t, sizeof t, "%d", type);
+            say("unknown frame type %s", t);
+        }
+        break;
+    }
+}
+
+/* Reads what the host sent and handles every whole frame; returns -1 on a bad frame. */
+static int read_host(void)
+{
+    for (;;) {
+        size_t want = HEADER;
+        if (in_len >= 4) {
+            uint32_t flen = get32(in_buf);
+            if (flen < 5 || flen > MAX_FRAME) {
+                char b[16];
+                snprintf(b, sizeof b, "%u", flen);
+                say("bad frame length %s: closing", b);
+                return -1;
+            }
+            want = 4 + (size_t) flen;
+        }
+        if (in_len >= want) {
+            handle(in_buf[4], (int32_t) get32(in_buf + 5), in_buf + HEADER, want - HEADER);
+            memmove(in_buf, in_buf + want, in_len - want);
+            in_len -= want;
+            if (in_cap > (1u << 20) && in_len < (64u << 10)) { /* one big frame passed: shrink back */
+                unsigned char *b = realloc(in_buf, 64u << 10);
+                if (b) {
+                    in_buf = b;
+                    in_cap = 64u << 10;
+                }
+            }
+            return 0; /* one frame per wake-up: the loop rechecks the budgets */
+        }
+        if (in_cap < want) {
+            size_t cap = want < (64u << 10) ? (64u << 10) : want;
+            unsigned char *b = realloc(in_buf, cap);
+            if (b == NULL) {
+                say("%s", "out of memory");
+                return -1;
+            }
+            in_buf = b;
+            in_cap = cap;
+        }
+        ssize_t n = read(STDIN_FILENO, in_buf + in_len, in_cap - in_len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0) {
+            host_eof = 1;
+            return 0;
+        }
+        in_len += (size_t) n;
+    }
+}
+
+/* A whole frame is already buffered. */
+static int frame_buffered(void)
+{
+    if (in_len < HEADER)
+        return 0;
+    uint32_t flen = get32(in_buf);
+    return flen < 5 || flen > MAX_FRAME || in_len >= 4 + (size_t) flen;
+}
+
+static int parse_flag(const char *arg, const char *name, long long *out)
+{
+    size_t n = strlen(name);
+    if (strncmp(arg, name, n) != 0)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(arg + n, &end, 10);
+    if (errno != 0 || end == arg + n || *end != '\0' || v < 0) {
+        say("bad option %s", arg);
+        exit(2);
+    }
+    *out = v;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    long long nproc = -1;
+    for (int i = 1; i < argc; i++) {
+        if (parse_flag(argv[i], "--nproc=", &nproc) || parse_flag(argv[i], "--data=", &data_limit))
+            continue;
+        if (strncmp(argv[i], "--reaper=", 9) == 0 && argv[i][9] != '\0') {
+            reaper_path = argv[i] + 9;
+            continue;
+        }
+        say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH])", argv[i]);
+        return 2;
+    }
+    if (nproc > 0)
+        nproc_limit = nproc + 2; /* this agent (one thread) and the jail's init, counted in the jail's userns */
+    if (data_limit == 0)
+        data_limit = -1;
+
+    /* same-uid commands may neither ptrace this agent nor open its /proc/<pid>/fd to forge frames */
+    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    self_pid = getpid();
+    sweeping = self_pid == 2 && getppid() == 1;
+
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, NULL);
+    int sfd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0) {
+        say("signalfd: %s", strerror(errno));
+        return 3;
+    }
+    fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+    fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+
+    send_frame(READY, 0, NULL, 0);
+    struct pollfd *fds = NULL;
+    struct cmd **owner = NULL;
+    int *kind = NULL;
+    size_t fds_cap = 0;
+    for (;;) {
+        reap_children();
+        long long deadline = -1;
+        finish_cmds(now_ns(), &deadline);
+        if (flush_out() != 0)
+            return 3; /* the host is gone */
+        if (host_eof) {
+            kill_everything();
+            return 0;
+        }
+        int host_paused = stdin_queued >= STDIN_CAP || out_len >= OUT_HARD;
+        if (!host_paused && frame_buffered()) {
+            if (read_host() != 0) {
+                kill_everything();
+                return 2;
+            }
+            continue;
+        }
+        size_t need = 3 + 3 * ncmds;
+        if (need > fds_cap) {
+            fds_cap = need * 2;
+            fds = realloc(fds, fds_cap * sizeof *fds);
+            owner = realloc(owner, fds_cap * sizeof *owner);
+            kind = realloc(kind, fds_cap * sizeof *kind);
+            if (fds == NULL || owner == NULL || kind == NULL) {
+                say("%s", "out of memory");
+                return 4;
+            }
+        }
+        size_t nf = 0;
+        fds[nf] = (struct pollfd) { sfd, POLLIN, 0 };
+        kind[nf++] = 0;
+        if (!host_paused) {
+            fds[nf] = (struct pollfd) { STDIN_FILENO, POLLIN, 0 };
+            kind[nf++] = 1;
+        }
+        if (out_len > 0) {
+            fds[nf] = (struct pollfd) { STDOUT_FILENO, POLLOUT, 0 };
+            kind[nf++] = 2;
+        }
+        int take_output = out_data < OUT_CAP;
+        for (size_t i = 0; i < ncmds; i++) {
+            struct cmd *c = cmds[i];
+            if (take_output && c->out_fd >= 0) {
+                fds[nf] = (struct pollfd) { c->out_fd, POLLIN, 0 };
+                owner[nf] = c;
+                kind[nf++] = 3;
+            }
+            if (take_output && c->err_fd >= 0) {
+                fds[nf] = (struct pollfd) { c->err_fd, POLLIN, 0 };
+                owner[nf] = c;
+                kind[nf++] = 4;
+            }
+            if (c->in_fd >= 0 && c->q_head) {
+                fds[nf] = (struct pollfd) { c->in_fd, POLLOUT, 0 };
+                owner[nf] = c;
+                kind[nf++] = 5;
+            }
+        }
+        int timeout = -1;
+        if (deadline >= 0) {
+            long long ms = (deadline - now_ns() + 999999) / 1000000;
+            timeout = ms < 0 ? 0 : ms > INT_MAX ? INT_MAX : (int) ms;
+        }
+        int r = poll(fds, (nfds_t) nf, timeout);
+        if (r < 0 && errno != EINTR) {
+            say("poll: %s", strerror(errno));
+            kill_everything();
+            return 3;
+        }
+        if (r <= 0)
+            continue;
+        for (size_t i = 0; i < nf; i++) {
+            if (fds[i].revents == 0)
+                continue;
+            switch (kind[i]) {
+            case 0: {
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof si) > 0) {
+                }
+                break; /* reaped at the top of the loop */
+            }
+            case 1:
+                if (read_host() != 0) {
+                    kill_everything();
+                    return 2;
+                }
+                break;
+            case 2:
+                break; /* flushed at the top of the loop */
+            case 3:
+                if (out_data < OUT_CAP)
+                    (void) pump(owner[i], &owner[i]->out_fd, STDOUT_DATA);
+                break;
+            case 4:
+                if (out_data < OUT_CAP)
+                    (void) pump(owner[i], &owner[i]->err_fd, STDERR_DATA);
+                break;
+            case 5:
+                feed(owner[i]);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+}

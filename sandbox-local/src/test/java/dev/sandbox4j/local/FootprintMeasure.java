@@ -1,0 +1,193 @@
+package dev.sandbox4j.local;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Sandbox;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * Measurements for docs/benchmarks.md (not a pass/fail test of speed): open + {@code true} + close, the resident
+ * memory of one idle sandbox's processes, and N sandboxes open at once. Runs only with
+ * {@code -Dsandbox4j.measure=true}; prints its figures to stdout.
+ */
+@EnabledIfSystemProperty(named = "sandbox4j.measure", matches = "true")
+class FootprintMeasure {
+
+    /** Host pids whose cgroup path names the sandbox (launcher, bwrap, the jail's init, the agent, commands). */
+    static List<Long> processesOf(String sandboxId) {
+        List<Long> pids = new ArrayList<>();
+        try (Stream<Path> s = Files.list(Path.of("/proc"))) {
+            for (Path p : s.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    if (Files.readString(p.resolve("cgroup")).contains("/" + sandboxId)) {
+                        pids.add(Long.parseLong(p.getFileName().toString()));
+                    }
+                } catch (IOException | RuntimeException ignored) {
+                    // exited
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return pids;
+    }
+
+    /** VmRSS of a process in KiB; 0 when it is gone. */
+    static long rssKib(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.substring(6).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // gone
+        }
+        return 0;
+    }
+
+    static String cmdline(long pid) {
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).replace('\0', ' ').trim();
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    static long memAvailableKib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (line.startsWith("MemAvailable:")) {
+                return Long.parseLong(line.substring(13).trim().split("\\s+")[0]);
+            }
+        }
+        return -1;
+    }
+
+    static double median(long[] nanos) {
+        long[] s = nanos.clone();
+        Arrays.sort(s);
+        return s[s.length / 2] / 1e6;
+    }
+
+    @Test
+    void openTrueClose() {
+        int n = Integer.getInteger("sandbox4j.measure.n", 50);
+        for (int i = 0; i < 5; i++) {
+            try (Sandbox s = Jail.open()) {
+                s.shell().run(ExecRequest.argv("true"));
+            }
+        }
+        long[] t = new long[n];
+        long[] open = new long[n];
+        long[] run = new long[n];
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            Sandbox s = Jail.open();
+            long t1 = System.nanoTime();
+            try {
+                assertThat(s.shell().run(ExecRequest.argv("true")).exitCode()).isZero();
+            } finally {
+                open[i] = t1 - t0;
+                run[i] = System.nanoTime() - t1;
+                s.close();
+            }
+            t[i] = System.nanoTime() - t0;
+        }
+        long[] sorted = t.clone();
+        Arrays.sort(sorted);
+        System.out.printf("MEASURE open+true+close n=%d median %.1f ms p10 %.1f ms p90 %.1f ms (medians: open %.1f ms,"
+                + " true %.1f ms)%n", n, median(t), sorted[n / 10] / 1e6, sorted[n * 9 / 10] / 1e6, median(open),
+                median(run));
+    }
+
+    @Test
+    void idleRss() throws Exception {
+        try (Sandbox s = Jail.open()) {
+            s.shell().run(ExecRequest.argv("true"));
+            Thread.sleep(500);
+            long total = 0;
+            for (long pid : processesOf(s.id())) {
+                long kib = rssKib(pid);
+                total += kib;
+                System.out.printf("MEASURE idle process %d %d KiB %s%n", pid, kib, cmdline(pid));
+            }
+            System.out.printf("MEASURE idle sandbox RSS total %d KiB (%.1f MiB)%n", total, total / 1024.0);
+        }
+    }
+
+    @Test
+    void manyAtOnce() throws Exception {
+        int n = Integer.getInteger("sandbox4j.measure.many", 100);
+        long availBefore = memAvailableKib();
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        List<Future<Sandbox>> opening = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            opening.add(pool.submit(() -> Jail.open()));
+        }
+        List<Sandbox> open = new ArrayList<>();
+        int failedOpen = 0;
+        for (Future<Sandbox> f : opening) {
+            try {
+                open.add(f.get(300, TimeUnit.SECONDS));
+            } catch (Exception e) {
+                failedOpen++;
+                System.out.println("MEASURE open failed: " + e);
+            }
+        }
+        long openMs = (System.nanoTime() - t0) / 1_000_000;
+        try {
+            List<Future<Boolean>> answers = new ArrayList<>();
+            for (int i = 0; i < open.size(); i++) {
+                Sandbox s = open.get(i);
+                String expect = i + "\n";
+                answers.add(pool.submit(() -> {
+                    ExecResult r = s.shell().run(ExecRequest.argv("echo", expect.trim()));
+                    return r.exitCode() == 0 && r.stdout().equals(expect);
+                }));
+            }
+            int answered = 0;
+            for (Future<Boolean> f : answers) {
+                if (f.get(300, TimeUnit.SECONDS)) {
+                    answered++;
+                }
+            }
+            long rss = 0;
+            int procs = 0;
+            for (Sandbox s : open) {
+                for (long pid : processesOf(s.id())) {
+                    rss += rssKib(pid);
+                    procs++;
+                }
+            }
+            long availAfter = memAvailableKib();
+            System.out.printf("MEASURE %d sandboxes: %d opened (%d failed) in %d ms, %d answered a command; "
+                            + "%d processes, RSS sum %.1f MiB (%.2f MiB each); MemAvailable dropped %.1f MiB%n", n,
+                    open.size(), failedOpen, openMs, answered, procs, rss / 1024.0, rss / 1024.0 / Math.max(1,
+                            open.size()), (availBefore - availAfter) / 1024.0);
+        } finally {
+            List<Future<?>> closing = new ArrayList<>();
+            for (Sandbox s : open) {
+                closing.add(pool.submit(s::close));
+            }
+            for (Future<?> f : closing) {
+                f.get(300, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+        }
+    }
+}
