@@ -19,9 +19,13 @@ import java.util.stream.Stream;
 abstract class Cgroups {
     static final Path ROOT = Path.of("/sys/fs/cgroup");
     static final String PARENT = "sandbox4j";
-    /** Memory and tasks the agent JVM and bwrap need on top of the commands' limits. */
-    static final long AGENT_MEMORY = 160L << 20;
-    static final int AGENT_TASKS = 512;
+    /**
+     * Memory and tasks the jail's own processes need on top of the commands' limits: the native agent (at most 1 MiB
+     * of output, 16 MiB of stdin and 4 MiB of frames queued), the two bwrap processes, and each command's reaper for
+     * the moment before it is moved into its command's group.
+     */
+    static final long AGENT_MEMORY = 64L << 20;
+    static final int AGENT_TASKS = 128;
 
     final String id;
     final boolean memory;
