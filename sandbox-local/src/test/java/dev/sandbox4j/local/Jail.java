@@ -58,13 +58,27 @@ final class Jail {
      * Host resources this JVM's sandboxes left behind: bwrap/agent processes in their cgroups, their cgroups, their
      * temp directories. Other JVMs' sandboxes (a parallel build, a benchmark) are not this test's leaks.
      */
+    /** This JVM, if it is an ancestor of {@code h}. */
+    private static Optional<ProcessHandle> ancestors(ProcessHandle h) {
+        long me = ProcessHandle.current().pid();
+        for (Optional<ProcessHandle> p = h.parent(); p.isPresent(); p = p.get().parent()) {
+            if (p.get().pid() == me) {
+                return p;
+            }
+        }
+        return Optional.empty();
+    }
+
     static List<String> leaks() {
         List<String> leaks = new ArrayList<>(Cgroups.leftovers());
         try (Stream<Path> s = Files.list(Path.of("/proc"))) {
             s.filter(p -> p.getFileName().toString().matches("\\d+")).forEach(p -> {
                 try {
                     String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
-                    boolean ours = Files.readString(p.resolve("cgroup")).contains("/sandbox4j/sbx-" + LocalSandbox.OWNER);
+                    // ours: in one of this JVM's sandbox cgroups or, where there are none, below this JVM
+                    long pid = Long.parseLong(p.getFileName().toString());
+                    boolean ours = Files.readString(p.resolve("cgroup")).contains("/sbx-" + LocalSandbox.OWNER)
+                            || ProcessHandle.of(pid).flatMap(h -> ancestors(h)).isPresent();
                     if (ours && (cmd.contains("/opt/sandbox4j/sbx-agent") || cmd.startsWith("bwrap --args")
                             || cmd.contains("/bwrap --args"))) {
                         leaks.add("process " + p.getFileName() + ": " + cmd);

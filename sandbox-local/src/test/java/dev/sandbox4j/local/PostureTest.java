@@ -51,7 +51,8 @@ class PostureTest {
             assertThat(s.shell().run("cat /sys/fs/cgroup/pids.max 2>/dev/null; ulimit -n; ulimit -c").stdout())
                     .contains("1024");
             assertThat(s.info().limits().maxProcesses()).isEqualTo(256);
-            assertThat(s.info().limits().memoryBytes()).isPositive();
+            assertThat(s.info().limits().memoryBytes() > 0).as("memory limit reported where it holds")
+                    .isEqualTo(Jail.limitsHere().memory());
         }
     }
 }
