@@ -61,7 +61,7 @@ initrd=/boot/initrd.img-${kernel#/boot/vmlinuz-}
 # ---- the image: Debian 12 minbase with systemd, cached -------------------------------------------------------
 # Packages the tests need inside: bubblewrap, java for the test JVM and the in-sandbox agent, python3 and nodejs
 # for the code runner's languages, procps/util-linux/iproute2 for the commands the tests run.
-PACKAGES="systemd-sysv udev dbus libpam-systemd bubblewrap procps util-linux python3 openjdk-17-jre-headless iproute2 nodejs e2fsprogs"
+PACKAGES="systemd-sysv udev dbus dbus-user-session libpam-systemd bubblewrap procps util-linux python3 openjdk-17-jre-headless iproute2 nodejs e2fsprogs"
 recipe() {   # $1 = rootfs; everything that shapes the image, so that its text goes into the cache key
     local r=$1
     echo sbxvm > "$r/etc/hostname"
