@@ -193,8 +193,12 @@ final class CgroupSetting {
     private static CgroupSetting userScope(Path own) {
         String systemdRun = Host.which("systemd-run");
         Path bus = Path.of("/run/user/" + Host.currentUid() + "/bus");
-        if (systemdRun == null || !Files.exists(bus)) {
+        if (systemdRun == null) {
             return null;
+        }
+        if (!Files.exists(bus)) {
+            return none("no systemd user manager bus at " + bus + " for transient scopes (start the user manager: "
+                    + "loginctl enable-linger for a service account; the bus needs dbus-user-session)");
         }
         List<String> scope = List.of(systemdRun, "--user", "--scope", "--quiet", "--collect", "-p", "Delegate=yes",
                 "-p", "MemoryAccounting=yes", "-p", "TasksAccounting=yes", "-p", "CPUAccounting=yes");
