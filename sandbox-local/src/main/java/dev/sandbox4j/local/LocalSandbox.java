@@ -131,6 +131,16 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         this.files = new NioWorkspace(workspace, ctl.resolve("staging"), fo);
     }
 
+    /** An open sandbox of this JVM by id, or null (for tests that look at its processes from the host). */
+    static LocalSandbox openSandbox(String id) {
+        return OPEN.stream().filter(s -> s.id.equals(id)).findFirst().orElse(null);
+    }
+
+    /** The host pid of the process that became the jail's outer bwrap. */
+    long launcherPid() {
+        return jail.pid();
+    }
+
     // ---------------------------------------------------------------- opening
 
     /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */

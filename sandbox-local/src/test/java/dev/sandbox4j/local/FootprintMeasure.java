@@ -29,6 +29,16 @@ class FootprintMeasure {
 
     /** Host pids whose cgroup path names the sandbox (launcher, bwrap, the jail's init, the agent, commands). */
     static List<Long> processesOf(String sandboxId) {
+        LocalSandbox open = LocalSandbox.openSandbox(sandboxId);
+        if (open != null && !open.cgroups.perCommand()) {
+            // no cgroups on this host: the sandbox's processes are its launcher and what runs below it
+            List<Long> pids = new ArrayList<>();
+            ProcessHandle.of(open.launcherPid()).ifPresent(h -> {
+                pids.add(h.pid());
+                h.descendants().forEach(d -> pids.add(d.pid()));
+            });
+            return pids;
+        }
         List<Long> pids = new ArrayList<>();
         try (Stream<Path> s = Files.list(Path.of("/proc"))) {
             for (Path p : s.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {

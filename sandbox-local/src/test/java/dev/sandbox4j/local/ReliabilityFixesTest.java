@@ -78,8 +78,8 @@ class ReliabilityFixesTest {
                     assertThat(s.map(p -> p.getFileName().toString())).as("temp dirs after failed open " + i)
                             .isEmpty();
                 }
-                assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i)
-                        .containsExactlyInAnyOrderElementsOf(before);
+                // nothing new (a leftover of an earlier test may go meanwhile: its retry runs in the background)
+                assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i).isSubsetOf(before);
             }
         } finally {
             LocalSandbox.deleteTree(dir);
