@@ -65,6 +65,11 @@ public final class GrepScan {
         return truncated || matcher.timedOut();
     }
 
+    /** Whether {@link GrepOptions#maxResults()} was reached: the rest need not even be walked. */
+    public boolean truncated() {
+        return truncated;
+    }
+
     /**
      * Whether a regular file of {@code size} bytes should be searched now; when not, it has been reported (over
      * {@link GrepOptions#maxFileBytes()}, or the time budget gone), unless the match cap was reached.
@@ -176,10 +181,11 @@ public final class GrepScan {
         private int lineNumber = 1;
         /** A continued window: chars[lineStart] is context only (the last character of the previous window). */
         private boolean continued;
-        // the current line's match, once found: its excerpt, and where the excerpt ends in the line
-        private String excerpt;
-        private long cutBefore;
+        // the current line's match, once found: where its excerpt starts and ends in the line, and its text
+        private boolean matched;
+        private long excerptFrom;
         private long excerptEnd;
+        private String excerpt;
 
         FileScan(String path, InputStream in, int probed) {
             this.path = path;
@@ -233,19 +239,22 @@ public final class GrepScan {
 
         /** The line ends at {@code end} (exclusive, terminator stripped): match what is left of it, report. */
         private void endLine(int end) {
-            if (excerpt == null) {
+            if (!matched) {
                 int from = continued ? lineStart + 1 : lineStart;
                 if (matcher.find(chars, lineStart, from, end, end, path, lineNumber)) {
-                    takeExcerpt(end);
+                    matchedHere();
                 } else if (matcher.timedOut()) {
                     timedOutHere();
                     return;
                 }
             }
-            if (excerpt != null) {
+            if (matched) {
+                if (excerpt == null) {
+                    takeExcerpt(end);
+                }
                 long lineLength = lineOffset + (end - lineStart);
                 long cutAfter = lineLength - excerptEnd;
-                String text = (cutBefore > 0 ? "[... " + cutBefore + " chars cut] " : "") + excerpt
+                String text = (excerptFrom > 0 ? "[... " + excerptFrom + " chars cut] " : "") + excerpt
                         + (cutAfter > 0 ? " [... " + cutAfter + " chars cut]" : "");
                 matches.add(new GrepMatch(path, lineNumber, text));
                 if (matches.size() >= options.maxResults()) {
@@ -255,37 +264,58 @@ public final class GrepScan {
             lineNumber = lineNumber == Integer.MAX_VALUE ? lineNumber : lineNumber + 1;
             lineOffset = 0;
             continued = false;
+            matched = false;
             excerpt = null;
         }
 
-        /** A long line filled the window: match it, then keep only what the next window shares with it. */
+        /**
+         * A long line filled the window: match it, then keep only what the next window shares with it (or, once it
+         * matched, what the excerpt still needs).
+         */
         private void window() {
-            if (excerpt == null) {
+            if (!matched) {
                 int from = continued ? lineStart + 1 : lineStart;
                 // one character after the window stays outside it: $ cannot match at the window's edge
                 if (matcher.find(chars, lineStart, from, len - 1, len, path, lineNumber)) {
-                    takeExcerpt(len);
+                    matchedHere();
                 }
             }
-            // the next window starts OVERLAP_CHARS before this one's end, plus one character of context for ^
-            int keep = excerpt == null ? OVERLAP_CHARS + 2 : 0;
-            int newStart = len - keep;
+            int newStart;
+            if (!matched) {
+                // the next window starts OVERLAP_CHARS before this one's end, plus one character of context for ^
+                newStart = len - (OVERLAP_CHARS + 2);
+            } else if (excerpt == null && len - excerptIndex() < EXCERPT_CHARS) {
+                newStart = excerptIndex(); // keep the excerpt's start until the buffer holds all of it
+            } else {
+                if (excerpt == null) {
+                    takeExcerpt(len);
+                }
+                newStart = len;
+            }
             lineOffset += newStart - lineStart;
             lineStart = newStart;
             continued = true;
         }
 
-        /** The excerpt of the match just found, from what the buffer holds of the line (up to {@code avail}). */
-        private void takeExcerpt(int avail) {
+        /** Where the excerpt of the match just found starts in the line: see {@link GrepMatch#line()}. */
+        private void matchedHere() {
             long matchStart = lineOffset + (matcher.start() - lineStart);
             long matchEnd = lineOffset + (matcher.end() - lineStart);
             long from = matchEnd <= EXCERPT_CHARS ? 0 : Math.max(0, matchStart - EXCERPT_BEFORE);
-            from = Math.max(from, lineOffset);
-            int at = lineStart + (int) (from - lineOffset);
+            excerptFrom = Math.max(from, lineOffset);
+            matched = true;
+        }
+
+        private int excerptIndex() {
+            return lineStart + (int) (excerptFrom - lineOffset);
+        }
+
+        /** Takes the excerpt from what the buffer holds of the line (up to {@code avail}). */
+        private void takeExcerpt(int avail) {
+            int at = excerptIndex();
             int to = (int) Math.min(avail, (long) at + EXCERPT_CHARS);
             excerpt = new String(chars, at, to - at);
-            cutBefore = from;
-            excerptEnd = from + (to - at);
+            excerptEnd = excerptFrom + (to - at);
         }
 
         private void timedOutHere() {

@@ -518,8 +518,11 @@ public final class NioWorkspace implements FileSystem {
                 scan.skip(rel, GrepResult.Reason.VANISHED, "a parent directory changed while grep ran");
             } else if (e.kind() == ErrorKind.PERMISSION_DENIED && e.getMessage().contains("symbolic link")) {
                 scan.skip(rel, GrepResult.Reason.LINK, "a parent directory was replaced by a link while grep ran");
+            } else if (e.kind() == ErrorKind.INVALID_ARGUMENT || e.kind() == ErrorKind.CLOSED
+                    || e.kind() == ErrorKind.INTERRUPTED) {
+                throw e; // the pattern is too expensive, or the call itself must end
             } else {
-                throw e;
+                scan.skip(rel, GrepResult.Reason.UNREADABLE, e.getMessage());
             }
         }
     }

@@ -6,11 +6,12 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
-import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.spi.Globs;
 import dev.sandbox4j.spi.Arguments;
+import dev.sandbox4j.spi.GrepScan;
 import dev.sandbox4j.spi.TextEdits;
 import dev.sandbox4j.spi.WorkspacePaths;
 import java.util.function.Predicate;
@@ -31,8 +32,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The workspace through the engine only: uploads through the archive API (to a temporary name, then renamed by an
@@ -40,8 +39,6 @@ import java.util.regex.Pattern;
  * touches the host's view of the volume, so a remote engine works.
  */
 final class DockerFiles implements FileSystem {
-    private static final int GREP_MAX_FILE = 16 << 20;
-    private static final int GREP_MAX_LINE = 2000;
     /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
     static final int IN_MEMORY_WRITE = 4 << 20;
     private final DockerSandbox sandbox;
@@ -337,17 +334,20 @@ final class DockerFiles implements FileSystem {
         return result;
     }
 
+    /**
+     * Streams the directory (or file) as a tar through the archive API and hands each entry's content to the shared
+     * {@link GrepScan}: any file size in bounded memory, skipped entries reported with their reason.
+     */
     @Override
-    public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
+    public GrepResult grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        Pattern pattern = Arguments.regex(regex, options.caseInsensitive());
+        GrepScan scan = new GrepScan(regex, options);
         FileInfo root = stat(rel);
         if (root.type() == FileType.SYMLINK) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         Predicate<String> inc = Globs.any(options.includes());
         Predicate<String> exc = Globs.any(options.excludes());
-        List<GrepMatch> matches = new ArrayList<>();
         String abs = WorkspacePaths.absolute(rel);
         try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
              TarArchiveInputStream tar = new TarArchiveInputStream(raw)) {
@@ -372,41 +372,21 @@ final class DockerFiles implements FileSystem {
                     }
                     continue;
                 }
-                if (!e.isFile() || e.isSymbolicLink() || e.isLink() || e.getSize() > GREP_MAX_FILE) {
-                    continue;
-                }
-                if (!options.includes().isEmpty() && !inc.test(matchPath)) {
-                    continue;
-                }
-                byte[] data = tar.readAllBytes();
-                int probe = Math.min(data.length, 8192);
-                boolean binary = false;
-                for (int i = 0; i < probe; i++) {
-                    if (data[i] == 0) {
-                        binary = true;
-                        break;
-                    }
-                }
-                if (binary) {
+                if (e.isDirectory() || !options.includes().isEmpty() && !inc.test(matchPath)) {
                     continue;
                 }
                 String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
-                String text = new String(data, StandardCharsets.UTF_8);
-                int lineNo = 0;
-                for (String line : text.split("\r?\n", -1)) {
-                    lineNo++;
-                    if (lineNo > 1 && line.isEmpty() && text.endsWith("\n")
-                            && lineNo == text.split("\r?\n", -1).length) {
-                        break;
-                    }
-                    Matcher m = pattern.matcher(line);
-                    if (m.find()) {
-                        matches.add(new GrepMatch(fileRel, lineNo,
-                                line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
-                        if (matches.size() >= options.maxResults()) {
-                            return sorted(matches);
-                        }
-                    }
+                if (e.isSymbolicLink()) {
+                    scan.skip(fileRel, GrepResult.Reason.LINK, "not followed");
+                } else if (e.isLink()) {
+                    scan.skip(fileRel, GrepResult.Reason.LINK, "a hard link to " + e.getLinkName()
+                            + " (the archive carries its content once, under that name)");
+                } else if (!e.isFile()) {
+                    scan.skip(fileRel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
+                } else if (scan.admit(fileRel, e.getSize())) {
+                    scan.search(fileRel, tar);
+                } else if (scan.truncated()) {
+                    break; // max results reached: the rest of the archive is not needed
                 }
             }
         } catch (IOException e) {
@@ -414,12 +394,7 @@ final class DockerFiles implements FileSystem {
         } catch (RuntimeException e) {
             throw DockerErrors.translate("grep in " + rel, e);
         }
-        return sorted(matches);
-    }
-
-    private static List<GrepMatch> sorted(List<GrepMatch> m) {
-        m.sort(Comparator.comparing(GrepMatch::path).thenComparingInt(GrepMatch::lineNumber));
-        return m;
+        return root.isDirectory() ? scan.result() : scan.result(rel);
     }
 
     // ------------------------------------------------------------------------------------------ tree changes
