@@ -381,7 +381,7 @@ final class DockerFiles implements FileSystem {
                 } else if (e.isLink()) {
                     scan.skip(fileRel, GrepResult.Reason.LINK, "a hard link to " + e.getLinkName()
                             + " (the archive carries its content once, under that name)");
-                } else if (!e.isFile()) {
+                } else if (!e.isFile() || e.isFIFO() || e.isCharacterDevice() || e.isBlockDevice()) {
                     scan.skip(fileRel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
                 } else if (scan.admit(fileRel, e.getSize())) {
                     scan.search(fileRel, tar);
