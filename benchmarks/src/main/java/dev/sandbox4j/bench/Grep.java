@@ -11,7 +11,6 @@ import org.openjdk.jmh.annotations.TearDown;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,14 +46,16 @@ public class Grep {
             }
         }
 
-        /** Puts the same files in a sandbox's workspace. */
-        void load(FileSystem fs) throws IOException {
-            try (InputStream in = Files.newInputStream(dir.resolve("big.txt"))) {
-                fs.write("big.txt", in);
-            }
-            for (int i = 0; i < FILES; i++) {
-                fs.write(small(i), content(i));
-            }
+        /** Makes the same files in a sandbox's workspace, with its shell (10,000 API writes would take minutes). */
+        void load(dev.sandbox4j.Sandbox sandbox) {
+            long lines = (BIG - 7) / 60;
+            Host.ok(sandbox.shell().run(dev.sandbox4j.ExecRequest.shell(
+                    "yes 'hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay' | head -n " + lines
+                            + " > big.txt && echo needle >> big.txt && mkdir -p $(seq -f tree/d%g 0 "
+                            + (FILES / 100 - 1) + ") && i=0 && while [ $i -lt " + FILES + " ]; do"
+                            + " if [ $((i % 1000)) -eq 0 ]; then w=needle; else w=hay; fi;"
+                            + " printf 'line one\\nline two %d\\n%s\\n' $i $w > tree/d$((i / 100))/f$i.txt;"
+                            + " i=$((i + 1)); done").withTimeout(java.time.Duration.ofMinutes(5))));
         }
 
         @TearDown(Level.Trial)
@@ -76,9 +77,9 @@ public class Grep {
         FileSystem fs;
 
         @Setup(Level.Trial)
-        public void load(Data d, Boxes.Local b) throws IOException {
+        public void load(Data d, Boxes.Local b) {
             fs = b.sandbox.files();
-            d.load(fs);
+            d.load(b.sandbox);
         }
     }
 
@@ -87,9 +88,9 @@ public class Grep {
         FileSystem fs;
 
         @Setup(Level.Trial)
-        public void load(Data d, Boxes.Docker b) throws IOException {
+        public void load(Data d, Boxes.Docker b) {
             fs = b.sandbox.files();
-            d.load(fs);
+            d.load(b.sandbox);
         }
     }
 

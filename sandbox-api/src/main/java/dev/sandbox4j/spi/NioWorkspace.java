@@ -460,17 +460,52 @@ public final class NioWorkspace implements FileSystem {
                 throw translate(e, rel);
             }
             files.sort((x, y) -> x.path().compareTo(y.path()));
-            for (FileInfo file : files) {
-                grepFile(scan, file);
+            try (ParentDir parents = new ParentDir()) {
+                for (FileInfo file : files) {
+                    if (scan.truncated()) {
+                        break; // the match cap was reached: the rest is neither searched nor reported
+                    }
+                    grepFile(scan, file, parents);
+                }
             }
             return scan.result();
         }
-        grepFile(scan, start);
+        try (ParentDir parents = new ParentDir()) {
+            grepFile(scan, start, parents);
+        }
         return scan.result(rel);
     }
 
+    /**
+     * The open parent directory of the file grep reads now, kept for the next file when it has the same parent (files
+     * come sorted, so a directory's files come together): one walk from the root per directory, not per file. Files
+     * are still opened relative to it without following links.
+     */
+    private final class ParentDir implements AutoCloseable {
+        private String rel;
+        private SecureDirectoryStream<Path> dir;
+
+        SecureDirectoryStream<Path> of(List<String> segments, String fileRel) throws IOException {
+            String parent = String.join("/", segments.subList(0, segments.size() - 1));
+            if (dir == null || !parent.equals(rel)) {
+                close();
+                dir = openDirs(segments.subList(0, segments.size() - 1), fileRel);
+                rel = parent;
+            }
+            return dir;
+        }
+
+        @Override
+        public void close() {
+            if (dir != null) {
+                closeQuietly(dir);
+                dir = null;
+            }
+        }
+    }
+
     /** Searches one file the walk (or stat) found, or reports why not; never follows or opens anything else. */
-    private void grepFile(GrepScan scan, FileInfo file) {
+    private void grepFile(GrepScan scan, FileInfo file, ParentDir parents) {
         String rel = file.path();
         if (file.type() == FileType.SYMLINK) {
             scan.skip(rel, GrepResult.Reason.LINK, "not followed");
@@ -484,7 +519,8 @@ public final class NioWorkspace implements FileSystem {
             return;
         }
         List<String> segments = WorkspacePaths.segments(rel);
-        try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
+        try {
+            SecureDirectoryStream<Path> dir = parents.of(segments, rel);
             String name = segments.get(segments.size() - 1);
             BasicFileAttributes attrs = attrs(dir, name);
             GrepResult.Reason changed = attrs == null || attrs.isDirectory() ? GrepResult.Reason.VANISHED

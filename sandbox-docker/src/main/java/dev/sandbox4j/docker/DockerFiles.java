@@ -352,7 +352,7 @@ final class DockerFiles implements FileSystem {
         try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
              TarArchiveInputStream tar = new TarArchiveInputStream(raw)) {
             String skipped = null;
-            for (TarArchiveEntry e; (e = tar.getNextEntry()) != null; ) {
+            for (TarArchiveEntry e; !scan.truncated() && (e = tar.getNextEntry()) != null; ) {
                 String name = e.getName();
                 while (name.endsWith("/")) {
                     name = name.substring(0, name.length() - 1);
@@ -385,8 +385,6 @@ final class DockerFiles implements FileSystem {
                     scan.skip(fileRel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
                 } else if (scan.admit(fileRel, e.getSize())) {
                     scan.search(fileRel, tar);
-                } else if (scan.truncated()) {
-                    break; // max results reached: the rest of the archive is not needed
                 }
             }
         } catch (IOException e) {
