@@ -7,6 +7,7 @@ import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -61,5 +62,44 @@ class GrepScanTest {
         String text = ("é".repeat(40_000) + "\n").repeat(3) + "日本語 needle\n";
         GrepResult r = scan("日本語 needle|\uFFFD", text);
         assertThat(r.matches()).extracting(GrepMatch::lineNumber).containsExactly(4);
+    }
+
+    /** A 200 MB line costs the scanner a few MiB of allocation, not the line: it is matched in windows. */
+    @Test
+    void a200MbLine_allocatesBoundedMemory() throws IOException {
+        long size = 200L << 20;
+        InputStream line = new InputStream() {
+            private long pos;
+
+            @Override
+            public int read() {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (pos >= size) {
+                    return -1;
+                }
+                int n = (int) Math.min(len, size - pos);
+                java.util.Arrays.fill(b, off, off + n, (byte) 'x');
+                if (pos + n == size) {
+                    System.arraycopy("needle".getBytes(StandardCharsets.US_ASCII), 0, b, off + n - 6, 6);
+                }
+                pos += n;
+                return n;
+            }
+        };
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        GrepScan scan = new GrepScan("needle$", GrepOptions.defaults());
+        scan.search("f", line);
+        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        GrepResult r = scan.result();
+        assertThat(r.matches()).hasSize(1);
+        assertThat(r.matches().get(0).line()).startsWith("[... " + (size - 6 - GrepScan.EXCERPT_BEFORE) + " chars cut] ")
+                .endsWith("xneedle");
+        assertThat(allocated).as("bytes allocated to search a %d-byte line", size).isLessThan(16L << 20);
     }
 }
