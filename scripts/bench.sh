@@ -3,7 +3,7 @@
 #   scripts/bench.sh            full suite, ~14 minutes on 2 cores
 #   scripts/bench.sh --quick    short iterations, ~3.5 minutes, for iteration
 # Other arguments go to the driver: --only REGEX (groups: RoundTrip, OpenClose, FileTransfer, Flood, Throughput,
-# InMemory), --out FILE, --sandboxes 16,64. Needs bubblewrap and/or a Docker engine with the image
+# InMemory, Grep), --out FILE, --sandboxes 16,64. Needs bubblewrap and/or a Docker engine with the image
 # sandbox4j/runtime:bookworm (scripts/build-test-image.sh); unavailable backends are left out.
 # Set BENCH_SKIP_BUILD=1 to reuse benchmarks/target/benchmarks.jar.
 set -euo pipefail

@@ -91,14 +91,23 @@ public interface FileSystem {
     List<String> find(String path, String glob, List<String> excludes);
 
     /**
-     * Searches text files under {@code path} (or the file itself) for a Java regex, line by line. The matching work
-     * is bounded (see {@link GrepOptions}): a pattern that would backtrack past the budget fails with
-     * {@link ErrorKind#INVALID_ARGUMENT} "pattern too expensive: ..." naming the file and line, within about
-     * 10 seconds at most, instead of never returning.
+     * Searches text files under {@code path} (or the file itself) for a Java regex, line by line, streaming each file
+     * (any size, bounded memory; see {@link GrepOptions}). The result says what was not searched: binary files, files
+     * over {@link GrepOptions#maxFileBytes()}, unreadable and special files, links (never followed), files that
+     * vanished, and what the time budget did not reach are in {@link GrepResult#skipped()}, with the reason;
+     * {@link GrepResult#truncated()} says the match cap was reached and {@link GrepResult#timedOut()} that the time
+     * budget was. Empty matches mean "absent" only when {@link GrepResult#isComplete()}.
+     *
+     * <p>When {@code path} names one file that cannot be searched, the call fails instead of returning nothing:
+     * {@link ErrorKind#INVALID_ARGUMENT} ("... is binary ...") for a binary file, {@link ErrorKind#TOO_LARGE} over
+     * {@link GrepOptions#maxFileBytes()}, {@link ErrorKind#PERMISSION_DENIED} for a link, a special file or an
+     * unreadable file, {@link ErrorKind#NOT_FOUND} when it vanished. The matching work is bounded (see
+     * {@link GrepOptions}): a pattern that would backtrack past the budget on one line fails with
+     * {@link ErrorKind#INVALID_ARGUMENT} "pattern too expensive: ..." naming the file and line.
      */
-    List<GrepMatch> grep(String regex, String path, GrepOptions options);
+    GrepResult grep(String regex, String path, GrepOptions options);
 
-    default List<GrepMatch> grep(String regex, String path) {
+    default GrepResult grep(String regex, String path) {
         return grep(regex, path, GrepOptions.defaults());
     }
 

@@ -84,6 +84,7 @@ public final class BenchMain {
                     new Group("round trip", "RoundTrip", Mode.SampleTime, 1, 1, 1, 2),
                     new Group("open + first command + close", "OpenClose", Mode.SampleTime, 0, 0, 1, 3),
                     new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 0, 0, 1, 3),
+                    new Group("grep", "Grep", Mode.SampleTime, 0, 0, 1, 3),
                     new Group("output flood", "Flood", Mode.SingleShotTime, 0, 0, 2, 0),
                     new Group("throughput", "Throughput", Mode.SingleShotTime, 0, 0, 1, 0, null, null, "16"),
                     new Group("in-memory", "InMemory", Mode.SampleTime, 1, 1, 2, 1));
@@ -93,6 +94,7 @@ public final class BenchMain {
                 new Group("round trip", "RoundTrip", Mode.SampleTime, 2, 1, 4, 2),
                 new Group("open + first command + close", "OpenClose", Mode.SampleTime, 1, 3, 3, 4),
                 new Group("64 MiB write + read", "FileTransfer", Mode.SampleTime, 1, 2, 3, 3),
+                new Group("grep", "Grep", Mode.SampleTime, 1, 2, 3, 3),
                 new Group("output flood", "Flood", Mode.SingleShotTime, 1, 0, 4, 0),
                 new Group("throughput (raw, local)", "Throughput", Mode.SingleShotTime, 0, 0, 2, 0, null, "local",
                         null),

@@ -62,6 +62,12 @@ final class Report {
         rows.add(new Row(t, "docker", "FileTransfer.docker", "`docker cp` in + out", "FileTransfer.dockerCp"));
         rows.add(new Row(t, "memory", "FileTransfer.memory", "`Files.copy` in + out on the host",
                 "FileTransfer.filesCopy"));
+        String g = "grep, 100 MiB file (match on the last line)";
+        rows.add(new Row(g, "local", "Grep.bigLocal", "`grep -c` on the host", "Grep.bigHostGrep"));
+        rows.add(new Row(g, "docker", "Grep.bigDocker", "`grep -c` on the host", "Grep.bigHostGrep"));
+        String gt = "grep, 10,000 small files";
+        rows.add(new Row(gt, "local", "Grep.treeLocal", "`grep -r` on the host", "Grep.treeHostGrep"));
+        rows.add(new Row(gt, "docker", "Grep.treeDocker", "`grep -r` on the host", "Grep.treeHostGrep"));
         String fl = "1 GiB to stdout, default cap";
         rows.add(new Row(fl, "local", "Flood.local", "same on the host to /dev/null", "Flood.hostDevNull"));
         rows.add(new Row(fl, "docker", "Flood.docker", "`docker exec` CLI to /dev/null", "Flood.dockerCliDevNull"));
@@ -224,6 +230,10 @@ final class Report {
                 "FileTransfer.filesCopy", 0.8, true);
         target("file transfer at least 0.8× the baseline (throughput)", "docker vs `docker cp`", "FileTransfer.docker",
                 "FileTransfer.dockerCp", 0.8, true);
+        target("grep within 2× of GNU grep on the host (issue 17)", "100 MiB, local", "Grep.bigLocal",
+                "Grep.bigHostGrep", 2.0, false);
+        target("grep within 2× of GNU grep on the host (issue 17)", "10,000 files, local", "Grep.treeLocal",
+                "Grep.treeHostGrep", 2.0, false);
         line("");
     }
 

@@ -281,7 +281,7 @@ class FuzzTest {
             case 11:
                 return fs.find(p, rnd.nextBoolean() ? "**" : "*.txt", List.of());
             case 12: {
-                List<GrepMatch> m = fs.grep("CANARY|seed|fuzz", p, GrepOptions.defaults());
+                List<GrepMatch> m = fs.grep("CANARY|seed|fuzz", p, GrepOptions.defaults()).matches();
                 return m;
             }
             case 13:

@@ -6,8 +6,8 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
-import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -68,8 +68,6 @@ public final class NioWorkspace implements FileSystem {
     static final int MAX_WALK_DEPTH = 256;
     /** Directories open at once while deleting a tree (deeper subtrees are moved up, not descended into). */
     private static final int DELETE_OPEN_DIRS = 32;
-    private static final long GREP_MAX_FILE_BYTES = 16L << 20;
-    private static final int GREP_MAX_LINE = 2_000;
 
     private final Path root;
     private final Path staging;
@@ -437,79 +435,132 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
+    public GrepResult grep(String regex, String path, GrepOptions options) {
         guard();
-        Pattern pattern = Arguments.regex(regex, options.caseInsensitive());
+        GrepScan scan = new GrepScan(regex, options);
         String rel = WorkspacePaths.normalize(path);
         FileInfo start = stat(rel);
-        List<String> files = new ArrayList<>();
-        if (start.isFile()) {
-            files.add(rel);
-        } else if (start.isDirectory()) {
+        if (start.isDirectory()) {
             Predicate<String> excluded = Globs.any(options.excludes());
             Predicate<String> included = options.includes().isEmpty() ? p -> true : Globs.any(options.includes());
             String prefix = rel.isEmpty() ? "" : rel + "/";
+            List<FileInfo> files = new ArrayList<>();
             try (SecureDirectoryStream<Path> dir = openDirs(WorkspacePaths.segments(rel), rel)) {
                 walk(dir, rel, Integer.MAX_VALUE, (info, attrs) -> {
                     String relative = info.path().substring(prefix.length());
                     if (excluded.test(relative)) {
                         return false;
                     }
-                    if (info.isFile() && info.size() <= GREP_MAX_FILE_BYTES && included.test(relative)) {
-                        files.add(info.path());
+                    if (!info.isDirectory() && included.test(relative)) {
+                        files.add(info);
                     }
                     return true;
                 });
             } catch (IOException e) {
                 throw translate(e, rel);
             }
-            Collections.sort(files);
-        }
-        List<GrepMatch> matches = new ArrayList<>();
-        BoundedMatcher matcher = new BoundedMatcher(pattern);
-        for (String file : files) {
-            byte[] bytes;
-            try {
-                bytes = readBytes(file);
-            } catch (SandboxException e) {
-                continue; // vanished, replaced by a link, grew past the cap: skip it like grep -s
-            }
-            if (isBinary(bytes)) {
-                continue;
-            }
-            List<String> lines = TextEdits.lines(new String(bytes, StandardCharsets.UTF_8));
-            for (int i = 0; i < lines.size(); i++) {
-                String line = stripTerminator(lines.get(i));
-                if (matcher.find(line, file, i + 1)) {
-                    matches.add(new GrepMatch(file, i + 1,
-                            line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
-                    if (matches.size() >= options.maxResults()) {
-                        return matches;
+            files.sort((x, y) -> x.path().compareTo(y.path()));
+            try (ParentDir parents = new ParentDir()) {
+                for (FileInfo file : files) {
+                    if (scan.truncated()) {
+                        break; // the match cap was reached: the rest is neither searched nor reported
                     }
+                    grepFile(scan, file, parents);
                 }
             }
+            return scan.result();
         }
-        return matches;
+        try (ParentDir parents = new ParentDir()) {
+            grepFile(scan, start, parents);
+        }
+        return scan.result(rel);
     }
 
-    private static boolean isBinary(byte[] bytes) {
-        for (int i = 0, n = Math.min(bytes.length, 8192); i < n; i++) {
-            if (bytes[i] == 0) {
-                return true;
+    /**
+     * The open parent directory of the file grep reads now, kept for the next file when it has the same parent (files
+     * come sorted, so a directory's files come together): one walk from the root per directory, not per file. Files
+     * are still opened relative to it without following links.
+     */
+    private final class ParentDir implements AutoCloseable {
+        private String rel;
+        private SecureDirectoryStream<Path> dir;
+
+        SecureDirectoryStream<Path> of(List<String> segments, String fileRel) throws IOException {
+            String parent = String.join("/", segments.subList(0, segments.size() - 1));
+            if (dir == null || !parent.equals(rel)) {
+                close();
+                dir = openDirs(segments.subList(0, segments.size() - 1), fileRel);
+                rel = parent;
+            }
+            return dir;
+        }
+
+        @Override
+        public void close() {
+            if (dir != null) {
+                closeQuietly(dir);
+                dir = null;
             }
         }
-        return false;
     }
 
-    private static String stripTerminator(String line) {
-        int end = line.length();
-        if (end > 0 && line.charAt(end - 1) == '\n') {
-            end--;
+    /** Searches one file the walk (or stat) found, or reports why not; never follows or opens anything else. */
+    private void grepFile(GrepScan scan, FileInfo file, ParentDir parents) {
+        String rel = file.path();
+        if (file.type() == FileType.SYMLINK) {
+            scan.skip(rel, GrepResult.Reason.LINK, "not followed");
+            return;
         }
-        if (end > 0 && line.charAt(end - 1) == '\r') {
-            end--;
+        if (file.type() != FileType.FILE) {
+            scan.skip(rel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
+            return;
         }
-        return line.substring(0, end);
+        if (!scan.admit(rel, file.size())) {
+            return;
+        }
+        List<String> segments = WorkspacePaths.segments(rel);
+        try {
+            SecureDirectoryStream<Path> dir = parents.of(segments, rel);
+            String name = segments.get(segments.size() - 1);
+            BasicFileAttributes attrs = attrs(dir, name);
+            GrepResult.Reason changed = attrs == null || attrs.isDirectory() ? GrepResult.Reason.VANISHED
+                    : attrs.isSymbolicLink() ? GrepResult.Reason.LINK
+                    : !attrs.isRegularFile() ? GrepResult.Reason.SPECIAL_FILE : null;
+            if (changed != null) {
+                scan.skip(rel, changed, "replaced while grep ran");
+                return;
+            }
+            SeekableByteChannel ch;
+            try {
+                ch = openRegularFile(dir, p(name, rel), rel);
+            } catch (SandboxException e) {
+                if (e.kind() != ErrorKind.PERMISSION_DENIED) {
+                    throw e;
+                }
+                scan.skip(rel, GrepResult.Reason.SPECIAL_FILE, "replaced by a special file while grep ran");
+                return;
+            }
+            try (ch) {
+                scan.search(rel, Channels.newInputStream(ch));
+            }
+        } catch (NoSuchFileException | NotDirectoryException e) {
+            scan.skip(rel, GrepResult.Reason.VANISHED, "gone while grep ran");
+        } catch (FileSystemLoopException e) {
+            scan.skip(rel, GrepResult.Reason.LINK, "replaced by a link while grep ran");
+        } catch (IOException e) {
+            scan.skip(rel, GrepResult.Reason.UNREADABLE, translate(e, rel).getMessage());
+        } catch (SandboxException e) {
+            if (e.kind() == ErrorKind.NOT_FOUND || e.kind() == ErrorKind.NOT_A_DIRECTORY) {
+                scan.skip(rel, GrepResult.Reason.VANISHED, "a parent directory changed while grep ran");
+            } else if (e.kind() == ErrorKind.PERMISSION_DENIED && e.getMessage().contains("symbolic link")) {
+                scan.skip(rel, GrepResult.Reason.LINK, "a parent directory was replaced by a link while grep ran");
+            } else if (e.kind() == ErrorKind.INVALID_ARGUMENT || e.kind() == ErrorKind.CLOSED
+                    || e.kind() == ErrorKind.INTERRUPTED) {
+                throw e; // the pattern is too expensive, or the call itself must end
+            } else {
+                scan.skip(rel, GrepResult.Reason.UNREADABLE, e.getMessage());
+            }
+        }
     }
 
     private interface Visitor {

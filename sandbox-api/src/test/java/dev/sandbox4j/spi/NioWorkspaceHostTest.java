@@ -72,7 +72,11 @@ class NioWorkspaceHostTest {
         assertKind(() -> fs.mkdirs("out/sub"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.delete("out/secret.txt"), ErrorKind.PERMISSION_DENIED);
         assertThat(fs.find("", "*.txt", List.of())).isEmpty();
-        assertThat(fs.grep("secret", "")).isEmpty();
+        assertThat(fs.grep("secret", "").matches()).isEmpty();
+        assertThat(fs.grep("secret", "").skipped()).as("the link is reported, not followed")
+                .containsExactly(new dev.sandbox4j.GrepResult.Skipped("out", dev.sandbox4j.GrepResult.Reason.LINK,
+                        "not followed"));
+        assertKind(() -> fs.grep("secret", "out"), ErrorKind.PERMISSION_DENIED);
         assertThat(outside).isDirectoryNotContaining(p -> p.getFileName().toString().startsWith("planted"));
         assertThat(Files.exists(outside.resolve("secret.txt"))).isTrue();
     }
@@ -109,7 +113,11 @@ class NioWorkspaceHostTest {
             assertKind(() -> fs.readText("pipe"), ErrorKind.PERMISSION_DENIED);
             assertKind(() -> fs.append("pipe", "x"), ErrorKind.PERMISSION_DENIED);
             assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
-            assertThat(fs.grep("x", "")).isEmpty();
+            assertThat(fs.grep("x", "").matches()).isEmpty();
+            assertThat(fs.grep("x", "").skipped()).extracting(dev.sandbox4j.GrepResult.Skipped::path,
+                    dev.sandbox4j.GrepResult.Skipped::reason).containsExactly(org.assertj.core.groups.Tuple.tuple(
+                    "pipe", dev.sandbox4j.GrepResult.Reason.SPECIAL_FILE));
+            assertKind(() -> fs.grep("x", "pipe"), ErrorKind.PERMISSION_DENIED);
         });
     }
 

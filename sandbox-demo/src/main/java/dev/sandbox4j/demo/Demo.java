@@ -7,6 +7,7 @@ import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.GrepMatch;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandbox;
@@ -93,9 +94,12 @@ public final class Demo {
             System.out.println("  python 1/0 -> " + crash.status().code() + ", exit " + crash.exitCode());
 
             step("Search the workspace");
-            for (GrepMatch m : sandbox.files().grep("greet|salute", "")) {
+            GrepResult found = sandbox.files().grep("greet|salute", "");
+            for (GrepMatch m : found.matches()) {
                 System.out.println("  " + m.path() + ":" + m.lineNumber() + ": " + m.line());
             }
+            System.out.println("  complete: " + found.isComplete() + " (skipped " + found.skippedCount()
+                    + ", truncated " + found.truncated() + ", timed out " + found.timedOut() + ")");
 
             step("A command that floods its output: the result keeps the head and the tail");
             ExecResult flood = sandbox.shell().run(ExecRequest.shell("seq 1 2000000").withOutputLimit(40));

@@ -6,11 +6,12 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
-import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.spi.Globs;
 import dev.sandbox4j.spi.Arguments;
+import dev.sandbox4j.spi.GrepScan;
 import dev.sandbox4j.spi.TextEdits;
 import dev.sandbox4j.spi.WorkspacePaths;
 import java.util.function.Predicate;
@@ -38,8 +39,6 @@ import java.util.UUID;
  * touches the host's view of the volume, so a remote engine works.
  */
 final class DockerFiles implements FileSystem {
-    private static final int GREP_MAX_FILE = 16 << 20;
-    private static final int GREP_MAX_LINE = 2000;
     /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
     static final int IN_MEMORY_WRITE = 4 << 20;
     private final DockerSandbox sandbox;
@@ -335,22 +334,25 @@ final class DockerFiles implements FileSystem {
         return result;
     }
 
+    /**
+     * Streams the directory (or file) as a tar through the archive API and hands each entry's content to the shared
+     * {@link GrepScan}: any file size in bounded memory, skipped entries reported with their reason.
+     */
     @Override
-    public List<GrepMatch> grep(String regex, String path, GrepOptions options) {
+    public GrepResult grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        BoundedRegex matcher = new BoundedRegex(Arguments.regex(regex, options.caseInsensitive()));
+        GrepScan scan = new GrepScan(regex, options);
         FileInfo root = stat(rel);
         if (root.type() == FileType.SYMLINK) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         Predicate<String> inc = Globs.any(options.includes());
         Predicate<String> exc = Globs.any(options.excludes());
-        List<GrepMatch> matches = new ArrayList<>();
         String abs = WorkspacePaths.absolute(rel);
         try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
              TarArchiveInputStream tar = new TarArchiveInputStream(raw)) {
             String skipped = null;
-            for (TarArchiveEntry e; (e = tar.getNextEntry()) != null; ) {
+            for (TarArchiveEntry e; !scan.truncated() && (e = tar.getNextEntry()) != null; ) {
                 String name = e.getName();
                 while (name.endsWith("/")) {
                     name = name.substring(0, name.length() - 1);
@@ -370,28 +372,19 @@ final class DockerFiles implements FileSystem {
                     }
                     continue;
                 }
-                if (!e.isFile() || e.isSymbolicLink() || e.isLink() || e.getSize() > GREP_MAX_FILE) {
-                    continue;
-                }
-                if (!options.includes().isEmpty() && !inc.test(matchPath)) {
-                    continue;
-                }
-                byte[] data = tar.readAllBytes();
-                int probe = Math.min(data.length, 8192);
-                boolean binary = false;
-                for (int i = 0; i < probe; i++) {
-                    if (data[i] == 0) {
-                        binary = true;
-                        break;
-                    }
-                }
-                if (binary) {
+                if (e.isDirectory() || !options.includes().isEmpty() && !inc.test(matchPath)) {
                     continue;
                 }
                 String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
-                String text = new String(data, StandardCharsets.UTF_8);
-                if (grepText(matcher, fileRel, text, matches, options.maxResults())) {
-                    return sorted(matches);
+                if (e.isSymbolicLink()) {
+                    scan.skip(fileRel, GrepResult.Reason.LINK, "not followed");
+                } else if (e.isLink()) {
+                    scan.skip(fileRel, GrepResult.Reason.LINK, "a hard link to " + e.getLinkName()
+                            + " (the archive carries its content once, under that name)");
+                } else if (!e.isFile() || e.isFIFO() || e.isCharacterDevice() || e.isBlockDevice()) {
+                    scan.skip(fileRel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
+                } else if (scan.admit(fileRel, e.getSize())) {
+                    scan.search(fileRel, tar);
                 }
             }
         } catch (IOException e) {
@@ -399,42 +392,7 @@ final class DockerFiles implements FileSystem {
         } catch (RuntimeException e) {
             throw DockerErrors.translate("grep in " + rel, e);
         }
-        return sorted(matches);
-    }
-
-    /**
-     * Adds the matching lines of one file, in one pass over the text (lines end at LF or CRLF; a final line break
-     * starts no empty line). Returns true once {@code max} matches are reached.
-     */
-    static boolean grepText(BoundedRegex matcher, String file, String text, List<GrepMatch> matches, int max) {
-        int n = text.length();
-        int start = 0;
-        int lineNo = 0;
-        while (true) {
-            int nl = text.indexOf('\n', start);
-            if (nl < 0 && start == n && lineNo > 0) {
-                return false;
-            }
-            lineNo++;
-            int end = nl < 0 ? n : (nl > start && text.charAt(nl - 1) == '\r' ? nl - 1 : nl);
-            String line = text.substring(start, end);
-            if (matcher.find(line, file, lineNo)) {
-                matches.add(new GrepMatch(file, lineNo,
-                        line.length() > GREP_MAX_LINE ? line.substring(0, GREP_MAX_LINE) : line));
-                if (matches.size() >= max) {
-                    return true;
-                }
-            }
-            if (nl < 0) {
-                return false;
-            }
-            start = nl + 1;
-        }
-    }
-
-    private static List<GrepMatch> sorted(List<GrepMatch> m) {
-        m.sort(Comparator.comparing(GrepMatch::path).thenComparingInt(GrepMatch::lineNumber));
-        return m;
+        return root.isDirectory() ? scan.result() : scan.result(rel);
     }
 
     // ------------------------------------------------------------------------------------------ tree changes
@@ -475,35 +433,13 @@ final class DockerFiles implements FileSystem {
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         String rel = relNonRoot(path);
         Arguments.edits(edits, rel);
-        String before = utf8(rel, readBytes(rel));
+        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
         String after = TextEdits.applyAll(rel, before, edits);
         String diff = TextEdits.unifiedDiff(rel, before, after);
         if (!dryRun && !after.equals(before)) {
             write(rel, after);
         }
         return new EditResult(rel, diff, edits.size(), !dryRun);
-    }
-
-    /**
-     * The file's bytes as strict UTF-8 for replace and edit: text that does not decode exactly would be written back
-     * with U+FFFD in place of the bad bytes, changing bytes the edit never touched. INVALID_ARGUMENT otherwise, naming
-     * the file and the offset of the first bad byte.
-     */
-    static String utf8(String rel, byte[] bytes) {
-        java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes);
-        java.nio.CharBuffer out = java.nio.CharBuffer.allocate(bytes.length);
-        java.nio.charset.CoderResult result = decoder.decode(in, out, true);
-        if (result.isUnderflow()) {
-            result = decoder.flush(out);
-        }
-        if (result.isError()) {
-            throw Arguments.invalid("not UTF-8 text: " + rel + " has a byte that is not UTF-8 at offset "
-                    + in.position() + "; replace and edit change UTF-8 text only (write the bytes instead)");
-        }
-        return out.flip().toString();
     }
 
     /** The caller's stream, read by the upload without closing it (the caller owns it). */

@@ -74,6 +74,42 @@ public final class Checks {
         return matches.stream().map(GrepMatch::path).collect(Collectors.toList());
     }
 
+    /**
+     * A stream of {@code size} bytes made of {@code filler} repeated (cut to fit) and ending with {@code tail}, made
+     * as it is read: big test files without big arrays.
+     */
+    public static java.io.InputStream generated(long size, String filler, String tail) {
+        byte[] fill = utf8(filler);
+        byte[] end = utf8(tail);
+        long fillBytes = size - end.length;
+        return new java.io.InputStream() {
+            private long pos;
+
+            @Override
+            public int read() {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) {
+                if (pos >= size) {
+                    return -1;
+                }
+                int n = (int) Math.min(len, size - pos);
+                for (int i = 0; i < n; i++, pos++) {
+                    b[off + i] = pos < fillBytes ? fill[(int) (pos % fill.length)] : end[(int) (pos - fillBytes)];
+                }
+                return n;
+            }
+        };
+    }
+
+    /** The paths of a grep result's matches, in their order. */
+    public static List<String> grepPaths(dev.sandbox4j.GrepResult result) {
+        return grepPaths(result.matches());
+    }
+
     public static String sha256(byte[] bytes) {
         MessageDigest digest = newDigest();
         digest.update(bytes);

@@ -2,6 +2,7 @@ package dev.sandbox4j.testing;
 
 import static dev.sandbox4j.testing.Checks.allByteValues;
 import static dev.sandbox4j.testing.Checks.expectError;
+import static dev.sandbox4j.testing.Checks.generated;
 import static dev.sandbox4j.testing.Checks.grepPaths;
 import static dev.sandbox4j.testing.Checks.paths;
 import static dev.sandbox4j.testing.Checks.snapshot;
@@ -18,6 +19,7 @@ import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayInputStream;
@@ -435,7 +437,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("src/a.py", "import os\ndef main():\n    return 42\n");
         fs.write("src/b.py", "x = 1\ndef helper(): pass\n");
         fs.write("README.md", "nothing here\n");
-        List<GrepMatch> matches = sorted(fs.grep("^def \\w+\\(", ""));
+        List<GrepMatch> matches = sorted(fs.grep("^def \\w+\\(", "").matches());
         assertThat(matches).containsExactly(
                 new GrepMatch("src/a.py", 2, "def main():"),
                 new GrepMatch("src/b.py", 2, "def helper(): pass"));
@@ -456,7 +458,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
                 SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.grep("(a+)+$", path));
                 assertThat(e.getMessage()).startsWith("pattern too expensive").contains("r.txt").contains("line 2");
             }
-            assertThat(fs.grep("a+!$", "")).extracting(GrepMatch::path, GrepMatch::lineNumber)
+            assertThat(fs.grep("a+!$", "").matches()).extracting(GrepMatch::path, GrepMatch::lineNumber)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("r.txt", 2));
         }, "grep must give up on a catastrophic pattern instead of hanging");
     }
@@ -470,8 +472,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
             assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a*b", List.of())).isEmpty();
             assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a", List.of())).containsExactly(name);
-            assertThat(fs.grep("x", "", GrepOptions.defaults().withIncludes("*a*a*a*a*a*a*a*a*a*a*a*a*b")))
-                    .isEmpty();
+            assertThat(fs.grep("x", "", GrepOptions.defaults().withIncludes("*a*a*a*a*a*a*a*a*a*a*a*a*b"))
+                    .matches()).isEmpty();
         }, "a glob must not backtrack");
     }
 
@@ -480,7 +482,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("a.txt", "needle\nhay\nneedle again\n");
         fs.write("b.txt", "needle\n");
-        assertThat(sorted(fs.grep("needle", "a.txt"))).containsExactly(
+        assertThat(sorted(fs.grep("needle", "a.txt").matches())).containsExactly(
                 new GrepMatch("a.txt", 1, "needle"), new GrepMatch("a.txt", 3, "needle again"));
     }
 
@@ -502,36 +504,142 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     default void grep_caseInsensitive_matchesAnyCase(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("a.txt", "Error one\nERROR two\nerror three\nfine\n");
-        assertThat(fs.grep("error", "a.txt")).hasSize(1);
-        assertThat(fs.grep("error", "a.txt", GrepOptions.defaults().withCaseInsensitive(true))).hasSize(3);
+        assertThat(fs.grep("error", "a.txt").matches()).hasSize(1);
+        assertThat(fs.grep("error", "a.txt", GrepOptions.defaults().withCaseInsensitive(true)).matches())
+                .hasSize(3);
     }
 
     @Test
-    default void grep_maxResults_stopsThere(Sandbox sandbox) {
+    default void grep_maxResults_stopsThereAndSaysTruncated(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("many.txt", "hit\n".repeat(50));
         fs.write("more.txt", "hit\n".repeat(50));
-        assertThat(fs.grep("hit", "", GrepOptions.defaults().withMaxResults(7))).hasSize(7);
-        assertThat(fs.grep("hit", "")).hasSize(100);
+        GrepResult capped = fs.grep("hit", "", GrepOptions.defaults().withMaxResults(7));
+        assertThat(capped.matches()).hasSize(7);
+        assertThat(capped.truncated()).as("the cap was reached").isTrue();
+        assertThat(capped.isComplete()).isFalse();
+        GrepResult all = fs.grep("hit", "");
+        assertThat(all.matches()).hasSize(100);
+        assertThat(all.truncated()).isFalse();
+        assertThat(all.isComplete()).isTrue();
     }
 
+    /** Issue 17: a NUL-holding file is reported as binary, never silently absent; grep of it alone is an error. */
     @Test
-    default void grep_binaryFile_isSkipped(Sandbox sandbox) {
+    default void grep_binaryFile_isReportedAsBinary(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("text.txt", "needle\n");
         byte[] binary = utf8("needle\n\0\1\2needle\n");
         fs.write("blob.bin", binary);
-        assertThat(grepPaths(fs.grep("needle", ""))).containsExactly("text.txt");
+        GrepResult r = fs.grep("needle", "");
+        assertThat(grepPaths(r)).containsExactly("text.txt");
+        assertThat(r.skipped()).extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("blob.bin", GrepResult.Reason.BINARY));
+        assertThat(r.skippedCount()).isEqualTo(1);
+        assertThat(r.isComplete()).isFalse();
+        SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, () -> fs.grep("needle", "blob.bin"));
+        assertThat(e.getMessage()).contains("blob.bin").contains("is binary");
+    }
+
+    /** Issue 17: grep searched nothing over 16 MiB and said nothing; a match at the end of 100 MB is found. */
+    @Test
+    default void grep_matchAtTheEndOfA100MbFile_isFound(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        long size = 100L << 20;
+        fs.write("big.txt", generated(size, "hay hay hay hay hay hay hay hay hay hay hay hay hay hay hay\n",
+                "\nneedle at the end\n"));
+        assertThat(fs.stat("big.txt").size()).isEqualTo(size);
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            for (String path : List.of("", "big.txt")) {
+                GrepResult r = fs.grep("needle", path);
+                assertThat(r.matches()).as("grep of '%s'", path).extracting(GrepMatch::path, GrepMatch::line)
+                        .containsExactly(org.assertj.core.groups.Tuple.tuple("big.txt", "needle at the end"));
+                assertThat(r.matches().get(0).lineNumber()).isEqualTo((int) (size / 60) + 2);
+                assertThat(r.isComplete()).as("%s", r.skipped()).isTrue();
+            }
+        });
+    }
+
+    /**
+     * Issue 17: a 50 MB file of one line is searched in bounded memory (windows of the line, not the whole line as a
+     * String), and the reported text is an excerpt around the match with markers saying how much was cut.
+     */
+    @Test
+    default void grep_50MbSingleLine_findsTheMatchWithCappedText(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        long size = 50L << 20;
+        String tail = "needle" + "z".repeat(3000);
+        fs.write("one-line.json", generated(size, "{\"k\":[1,2,3]},", tail));
+        GrepResult r = fs.grep("needle", "one-line.json");
+        assertThat(r.matches()).hasSize(1);
+        GrepMatch m = r.matches().get(0);
+        assertThat(m.lineNumber()).isEqualTo(1);
+        long before = size - tail.length() - 200;
+        assertThat(m.line()).startsWith("[... " + before + " chars cut] ").contains(",needle")
+                .endsWith(" [... " + (tail.length() - 6 - (2000 - 200 - 6)) + " chars cut]");
+        assertThat(m.line().length()).as("capped at 2,000 characters plus the markers").isLessThan(2100);
+        assertThat(fs.grep("^\\{", "one-line.json").matches()).as("^ matches once, at the line's start")
+                .hasSize(1);
+        assertThat(fs.grep("z$", "one-line.json").matches()).as("$ at the real end").hasSize(1);
+        assertThat(fs.grep("\\}$", "one-line.json").matches()).as("never at a window's edge").isEmpty();
+    }
+
+    /** Issue 17: the time budget returns the matches found so far, and says which files it did not finish. */
+    @Test
+    default void grep_timeBudget_returnsPartialResultsMarkedAsSuch(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String name = String.format("f%02d.txt", i);
+            fs.write(name, "needle\n");
+            files.add(name);
+        }
+        // a.*b on a line of 1,000 a's reads ~500,000 characters: inside the per-line budget, slow in bulk (seconds)
+        fs.write("f05-slow.txt", ("a".repeat(1000) + "\n").repeat(3000));
+        files.add("f05-slow.txt");
+        GrepOptions options = GrepOptions.defaults().withTimeBudget(Duration.ofMillis(300));
+        long start = System.nanoTime();
+        GrepResult r = fs.grep("needle|a.*b", "", options);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(r.timedOut()).as("the budget ran out: %s", r).isTrue();
+        assertThat(r.isComplete()).isFalse();
+        assertThat(took).as("it returned soon after the budget").isLessThan(Duration.ofSeconds(10));
+        List<String> skippedPaths = r.skipped().stream().map(GrepResult.Skipped::path).collect(Collectors.toList());
+        assertThat(r.skipped()).extracting(GrepResult.Skipped::reason).containsOnly(GrepResult.Reason.TIME_BUDGET);
+        assertThat(skippedPaths).as("the slow file was not finished").contains("f05-slow.txt");
+        assertThat(r.skippedCount()).isEqualTo(r.skipped().size());
+        List<String> accounted = new ArrayList<>(grepPaths(r));
+        accounted.addAll(skippedPaths);
+        assertThat(accounted).as("every file either matched or is reported as not searched")
+                .containsExactlyInAnyOrderElementsOf(files);
+        assertThat(fs.grep("needle", "f00.txt", options).isComplete()).as("a quick search is complete").isTrue();
+    }
+
+    /** Issue 17: a size cap is the caller's choice, and what it skips is reported (TOO_LARGE alone). */
+    @Test
+    default void grep_maxFileBytes_reportsTooLarge(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        fs.write("small.txt", "needle\n");
+        fs.write("large.txt", "x".repeat(2000) + "\nneedle\n");
+        GrepOptions capped = GrepOptions.defaults().withMaxFileBytes(1000);
+        GrepResult r = fs.grep("needle", "", capped);
+        assertThat(grepPaths(r)).containsExactly("small.txt");
+        assertThat(r.skipped()).extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("large.txt", GrepResult.Reason.TOO_LARGE));
+        assertThat(r.skipped().get(0).detail()).contains("2008");
+        expectError(ErrorKind.TOO_LARGE, () -> fs.grep("needle", "large.txt", capped));
+        assertThat(grepPaths(fs.grep("needle", ""))).as("no cap by default")
+                .containsExactly("large.txt", "small.txt");
     }
 
     @Test
-    default void grep_longLine_isCutAt2000Chars(Sandbox sandbox) {
+    default void grep_longLine_isCutAt2000CharsWithAMarker(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         String line = "needle" + "x".repeat(10_000);
         fs.write("long.txt", line + "\n");
-        List<GrepMatch> matches = fs.grep("needle", "long.txt");
+        List<GrepMatch> matches = fs.grep("needle", "long.txt").matches();
         assertThat(matches).hasSize(1);
-        assertThat(matches.get(0).line()).startsWith("needlexxx");
+        assertThat(matches.get(0).line()).startsWith("needlexxx").endsWith("x [... 8006 chars cut]");
         assertThat(matches.get(0).line().length()).as("cut near 2,000 characters").isBetween(2000, 2100);
     }
 
@@ -539,7 +647,9 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     default void grep_noMatch_returnsEmpty(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("a.txt", "abc\n");
-        assertThat(fs.grep("xyz", "")).isEmpty();
+        GrepResult none = fs.grep("xyz", "");
+        assertThat(none.matches()).isEmpty();
+        assertThat(none.isComplete()).as("nothing skipped, capped or cut short: %s", none).isTrue();
     }
 
     // ---- mkdirs ---------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayOutputStream;
@@ -101,7 +102,13 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
         List<FileInfo> deep = fs.list("", 10, true);
         assertThat(paths(deep)).as("links are listed, not entered").containsExactly("etc", "real", "real/f", "root");
         assertThat(fs.find("", "passwd", List.of())).as("find does not enter links").isEmpty();
-        assertThat(fs.grep("root:", "", GrepOptions.defaults())).as("grep does not enter links").isEmpty();
+        assertThat(fs.grep("root:", "", GrepOptions.defaults()).matches()).as("grep does not enter links").isEmpty();
+        assertThat(fs.grep("root:", "", GrepOptions.defaults()).skipped())
+                .extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
+                .as("links are reported as skipped, not followed")
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("etc", GrepResult.Reason.LINK),
+                        org.assertj.core.groups.Tuple.tuple("root", GrepResult.Reason.LINK));
+        expectError(ErrorKind.PERMISSION_DENIED, () -> fs.grep("root:", "etc"));
     }
 
     @Test
@@ -181,7 +188,11 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.readText("pipe", 1, 1));
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.append("pipe", "x"));
             assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
-            assertThat(fs.grep("x", "")).as("grep skips special files").isEmpty();
+            assertThat(fs.grep("x", "").matches()).as("grep skips special files").isEmpty();
+            assertThat(fs.grep("x", "").skipped()).extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
+                    .as("and reports them").containsExactly(
+                            org.assertj.core.groups.Tuple.tuple("pipe", GrepResult.Reason.SPECIAL_FILE));
+            expectError(ErrorKind.PERMISSION_DENIED, () -> fs.grep("x", "pipe"));
             assertThat(fs.find("", "pipe", List.of())).containsExactly("pipe");
         }, "a FIFO must never be opened: the call would hang");
     }

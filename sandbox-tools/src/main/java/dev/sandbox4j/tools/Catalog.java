@@ -82,8 +82,10 @@ final class Catalog {
             case "get_file_info" -> fields("path", "string", "type", "string", "size", "integer", "permissions",
                     "string", "modified", "string", "link_target", "string");
             case "move_file" -> fields("source", "string", "destination", "string");
-            case "search_files", "grep" -> fields("matches", "array", "count", "integer", "truncated", "boolean",
+            case "search_files" -> fields("matches", "array", "count", "integer", "truncated", "boolean",
                     "note", "string");
+            case "grep" -> fields("matches", "array", "count", "integer", "truncated", "boolean", "timed_out",
+                    "boolean", "skipped", "array", "skipped_count", "integer", "note", "string");
             default -> throw new IllegalArgumentException(tool);
         };
     }
@@ -210,8 +212,10 @@ final class Catalog {
                                         + " ['node_modules', '.git']"))),
                 spec("grep",
                         "Search file contents for a regular expression (Java syntax), line by line, under a"
-                                + " directory or in one file. Binary files are skipped. Returns matches as"
-                                + " 'path:line: text'.",
+                                + " directory or in one file, any file size. Returns matches as 'path:line: text'"
+                                + " (long lines cut around the match, with a marker), 'truncated' when"
+                                + " max_results was reached, and 'skipped': files not searched with the reason"
+                                + " (binary, link, special_file, unreadable, vanished, time_budget).",
                         List.of(req("pattern", STRING, "Regular expression to search for"),
                                 opt("path", STRING, "File or directory to search (default the workspace)"),
                                 opt("include", STRING, "Only search files matching this glob, e.g. '*.java'"),

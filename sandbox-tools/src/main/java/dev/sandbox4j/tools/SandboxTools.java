@@ -14,6 +14,7 @@ import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
+import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
@@ -810,6 +811,8 @@ public final class SandboxTools {
     }
 
     private static final int MAX_FOUND = 1000;
+    /** Skipped files a grep result lists (its {@code skipped_count} counts them all). */
+    private static final int MAX_SKIPPED_SHOWN = 50;
 
     private ToolResult searchFiles(Args a) {
         String path = a.string("path");
@@ -846,17 +849,44 @@ public final class SandboxTools {
         if (exclude != null && !exclude.isBlank()) {
             options = options.withExcludes(exclude);
         }
-        List<GrepMatch> matches = fs().grep(pattern, path, options);
+        GrepResult result = fs().grep(pattern, path, options);
         List<String> lines = new ArrayList<>();
-        for (GrepMatch m : matches) {
+        for (GrepMatch m : result.matches()) {
             lines.add(m.path() + ":" + m.lineNumber() + ": " + m.line());
         }
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("matches", lines);
         f.put("count", lines.size());
-        if (lines.size() >= max) {
-            f.put("truncated", true);
-            f.put("note", "stopped at max_results=" + max + "; narrow the search or raise max_results");
+        f.put("truncated", result.truncated());
+        List<String> notes = new ArrayList<>();
+        if (result.truncated()) {
+            notes.add("stopped at max_results=" + max + "; narrow the search or raise max_results");
+        }
+        if (result.timedOut()) {
+            f.put("timed_out", true);
+            notes.add("the time budget ran out: the matches are partial (files not searched to the end are in"
+                    + " 'skipped' as time_budget); search a smaller path");
+        }
+        if (result.skippedCount() > 0) {
+            List<Object> skipped = new ArrayList<>();
+            for (GrepResult.Skipped s : result.skipped().subList(0, Math.min(MAX_SKIPPED_SHOWN,
+                    result.skipped().size()))) {
+                Map<String, Object> one = new LinkedHashMap<>();
+                one.put("path", s.path());
+                one.put("reason", s.reason().code());
+                if (!s.detail().isEmpty()) {
+                    one.put("detail", s.detail());
+                }
+                skipped.add(one);
+            }
+            f.put("skipped", skipped);
+            f.put("skipped_count", result.skippedCount());
+            notes.add(result.skippedCount() + " file(s) not searched (binary, link, special, unreadable, too large"
+                    + " or out of time; see 'skipped'" + (result.skippedCount() > skipped.size()
+                    ? ", first " + skipped.size() + " shown" : "") + "): no match there proves nothing");
+        }
+        if (!notes.isEmpty()) {
+            f.put("note", String.join("; ", notes));
         }
         return ToolResult.ok(f);
     }

@@ -400,6 +400,24 @@ class SandboxToolsTest {
         assertError(call("grep", "pattern", "x", "path", "../.."), "invalid_path");
     }
 
+    /** Issue 17: grep says what it did not search, and that the cap was (not) reached. */
+    @Test
+    void grep_reportsSkippedFilesAndTruncated() {
+        sandbox.files().write("a.txt", "needle\n");
+        sandbox.files().write("blob.bin", new byte[] {'n', 'e', 'e', 'd', 'l', 'e', 0, '\n'});
+        ToolResult g = call("grep", "pattern", "needle");
+        assertThat(g.get("matches")).isEqualTo(List.of("a.txt:1: needle"));
+        assertThat(g.get("truncated")).isEqualTo(false);
+        assertThat(g.get("skipped")).isEqualTo(List.of(Map.of("path", "blob.bin", "reason", "binary", "detail",
+                "a NUL byte at offset 6")));
+        assertThat(g.get("skipped_count")).isEqualTo(1L);
+        assertThat((String) g.get("note")).contains("1 file(s) not searched");
+        assertThat(g.toJson()).contains("\"skipped\":[{\"path\":\"blob.bin\",\"reason\":\"binary\"");
+        assertError(call("grep", "pattern", "needle", "path", "blob.bin"), "invalid_argument");
+        ToolResult clean = call("grep", "pattern", "needle", "path", "a.txt");
+        assertThat(clean.fields()).doesNotContainKeys("skipped", "skipped_count", "timed_out", "note");
+    }
+
     @Test
     void sandboxErrorsBecomeResults() {
         sandbox.onCommand("explode", req -> {
