@@ -264,13 +264,16 @@ final class DockerFiles implements FileSystem {
         }
     }
 
+    /** Directory levels a walk goes down at most, as on the other backends (deeper: TOO_LARGE). */
+    private static final int MAX_WALK_DEPTH = 256;
+
     @Override
     public List<FileInfo> list(String path, int depth, boolean includeHidden) {
         Arguments.depth(depth);
         String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
-                Integer.toString(Math.min(depth, 4096)), includeHidden ? "1" : "0", "%y\\0%s\\0%m\\0%T@\\0%l\\0%P\\0")
-                .stdout();
+                Integer.toString(Math.min(depth, MAX_WALK_DEPTH)), includeHidden ? "1" : "0",
+                "%y\\0%s\\0%m\\0%T@\\0%l\\0%P\\0", depth > MAX_WALK_DEPTH ? "1" : "0").stdout();
         List<String> f = split(out);
         List<FileInfo> result = new ArrayList<>();
         for (int i = 0; i + 6 <= f.size(); i += 6) {
@@ -312,8 +315,8 @@ final class DockerFiles implements FileSystem {
         String rel = rel(path);
         Predicate<String> p = Globs.compile(glob);
         Predicate<String> ex = Globs.any(excludes);
-        byte[] out = script("finding in " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel, "4096", "1",
-                "%P\\0").stdout();
+        byte[] out = script("finding in " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
+                Integer.toString(MAX_WALK_DEPTH), "1", "%P\\0", "1").stdout();
         List<String> entries = split(out);
         entries.sort(null);
         List<String> result = new ArrayList<>();
@@ -375,6 +378,11 @@ final class DockerFiles implements FileSystem {
                 if (e.isDirectory() || !options.includes().isEmpty() && !inc.test(matchPath)) {
                     continue;
                 }
+                if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
+                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
+                            + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
+                }
                 String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
                 if (e.isSymbolicLink()) {
                     scan.skip(fileRel, GrepResult.Reason.LINK, "not followed");
@@ -414,6 +422,10 @@ final class DockerFiles implements FileSystem {
     public void copy(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
+        if (stat(a).isDirectory()) {
+            // the other backends' copy stops at 256 levels: refuse a deeper tree before anything is copied
+            script("checking the depth of " + a, WorkspaceScripts.LIST, null, a, "0", "1", "", "1");
+        }
         script("copying " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "1");
     }
 

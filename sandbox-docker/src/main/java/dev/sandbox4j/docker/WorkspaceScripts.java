@@ -199,12 +199,18 @@ final class WorkspaceScripts {
             if [ -e "$P" ] || [ -L "$P" ]; then echo yes; else echo no; fi
             """;
 
-    /** $1 rel, $2 depth, $3 hidden (1/0), $4 format. */
+    /**
+     * $1 rel, $2 depth (at most 256), $3 hidden (1/0), $4 format, $5 1 when the caller asked for more than 256 levels:
+     * then a tree deeper than that is TOO_LARGE, as on the other backends (their walks stop at 256 levels).
+     */
     static final String LIST = """
             walk "$1" 0
             [ -n "$1" ] && [ -L "$P" ] && fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"
             [ -e "$P" ] || fail NOT_FOUND "no such directory: $(rel "$P")"
             [ -d "$P" ] || fail NOT_A_DIRECTORY "not a directory: $(rel "$P")"
+            if [ "$5" = 1 ] && [ -n "$(find "$P" -mindepth 257 -maxdepth 257 -print -quit)" ]; then
+                fail TOO_LARGE "$(rel "$P") is nested deeper than 256 directory levels; list or search a subdirectory, or list a smaller depth"
+            fi
             if [ "$3" = 1 ]; then find "$P" -mindepth 1 -maxdepth "$2" -printf "$4"
             else find "$P" -mindepth 1 -maxdepth "$2" -name '.*' -prune -o -printf "$4"; fi
             """;
