@@ -113,7 +113,8 @@ else
     mkfs.ext4 -q -F -L sbxroot -d "$rootfs" "$image.tmp" 4G > /dev/null
     mv "$image.tmp" "$image"
     rm -rf "$rootfs"; trap - EXIT
-    find "$cache" -maxdepth 1 -name 'bookworm-*.img' ! -name "$(basename "$image")" -delete   # older recipes
+    # Images of other recipes, unused for a week (another checkout may still use a recent one).
+    find "$cache" -maxdepth 1 -name 'bookworm-*.img' ! -name "$(basename "$image")" -atime +7 -delete
     log "image built in $(( $(date +%s) - t0 )) s ($(du -h "$image" | cut -f1) used of 4G)"
 fi
 
