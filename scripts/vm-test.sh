@@ -114,7 +114,8 @@ else
     mkfs.ext4 -q -F -L sbxroot -d "$rootfs" "$image.tmp" 4G > /dev/null
     mv "$image.tmp" "$image"
     rm -rf "$rootfs"; trap - EXIT
-    find "$cache" -maxdepth 1 -name 'bookworm-*.img' ! -name "$(basename "$image")" -delete   # older recipes
+    # Images of other recipes, unused for a week (another checkout may still use a recent one).
+    find "$cache" -maxdepth 1 -name 'bookworm-*.img' ! -name "$(basename "$image")" -atime +7 -delete
     log "image built in $(( $(date +%s) - t0 )) s ($(du -h "$image" | cut -f1) used of 4G)"
 fi
 
@@ -149,8 +150,12 @@ timeout --kill-after=15 "$(( bound_min * 60 ))" qemu-system-x86_64 -accel "$acce
     -append "root=/dev/vda rw console=ttyS0 systemd.firstboot=off panic=-1 ${SANDBOX4J_VM_APPEND:-}" \
     < /dev/null > "$work/serial.log" 2>&1 || qstatus=$?
 vm_secs=$(( $(date +%s) - t0 ))
-mkdir -p "$cache/last-run"
-cp "$work/serial.log" "$cache/last-run/serial.log"
+# Each run keeps its own results (runs may overlap: several engineers, one cache); latest points at the newest.
+out=$cache/runs/$(date -u +%Y%m%dT%H%M%SZ)-$$
+mkdir -p "$out"
+ln -sfn "$out" "$cache/latest"
+ls -1dt "$cache"/runs/* 2>/dev/null | tail -n +11 | xargs -r rm -rf   # keep the last ten
+cp "$work/serial.log" "$out/serial.log"
 if [ "$qstatus" -eq 124 ] || [ "$qstatus" -eq 137 ]; then
     log "qemu KILLED after ${bound_min} min (SANDBOX4J_VM_TIMEOUT); the serial console's tail:"
     tail -40 "$work/serial.log"
@@ -158,9 +163,8 @@ else
     log "qemu exited $qstatus after $vm_secs s"
 fi
 
-rm -rf "$cache/last-run/results"
-debugfs -R "rdump /results $cache/last-run" "$work/ci.img" >/dev/null 2>&1 || true
-res=$cache/last-run/results
+debugfs -R "rdump /results $out" "$work/ci.img" >/dev/null 2>&1 || true
+res=$out/results
 status=0
 echo
 echo "== VM facts =="
@@ -181,5 +185,5 @@ for m in $modes; do
     fi
 done
 echo
-log "done: VM wall time $vm_secs s, exit $status; serial log and results in $cache/last-run/"
+log "done: VM wall time $vm_secs s, exit $status; serial log and results in $out/"
 exit "$status"

@@ -7,7 +7,11 @@ reports, elapsed = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "?")
 passed = failed = skipped = 0
 failures = []
 for f in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
-    for case in ET.parse(f).getroot().iter("testcase"):
+    try:
+        root = ET.parse(f).getroot()
+    except ET.ParseError:   # cut short: the launcher was killed while writing it
+        continue
+    for case in root.iter("testcase"):
         bad = case.find("failure")
         if bad is None:
             bad = case.find("error")
@@ -21,8 +25,8 @@ for f in sorted(glob.glob(os.path.join(reports, "TEST-*.xml"))):
         else:
             passed += 1
 incomplete = ""
-if not glob.glob(os.path.join(reports, "TEST-*.xml")) and len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
-    # No XML report: the launcher was killed. Count what its test feed says had finished.
+if passed + failed + skipped == 0 and len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
+    # No usable XML report: the launcher was killed. Count what its test feed says had finished.
     incomplete = " (INCOMPLETE: the launcher was killed; counted from its test feed)"
     for line in open(sys.argv[3], encoding="utf-8", errors="replace"):
         if not line.startswith("JUnit Jupiter > ") or " :: " not in line:
