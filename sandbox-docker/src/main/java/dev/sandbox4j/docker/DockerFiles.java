@@ -368,6 +368,11 @@ final class DockerFiles implements FileSystem {
                 if (skipped != null && inner.startsWith(skipped + "/")) {
                     continue;
                 }
+                if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
+                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
+                            + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
+                }
                 String matchPath = root.isDirectory() ? inner : root.name();
                 if (exc.test(matchPath)) {
                     if (e.isDirectory()) {
@@ -377,11 +382,6 @@ final class DockerFiles implements FileSystem {
                 }
                 if (e.isDirectory() || !options.includes().isEmpty() && !inc.test(matchPath)) {
                     continue;
-                }
-                if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
-                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
-                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
-                            + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
                 }
                 String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
                 if (e.isSymbolicLink()) {
