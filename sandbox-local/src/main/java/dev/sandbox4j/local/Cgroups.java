@@ -246,6 +246,25 @@ abstract class Cgroups {
         }
     }
 
+    /**
+     * SIGKILL to every task under {@code group} while it is frozen (so none forks between the listing and the kill),
+     * then thawed (a frozen task cannot die); repeated until the group is empty, at most {@code rounds} times.
+     */
+    static void freezeAndKill(Path group, Path freezeFile, String frozen, String thawed, int rounds) {
+        for (int round = 0; round < rounds; round++) {
+            List<Long> pids = procsDeep(group);
+            if (pids.isEmpty()) {
+                return;
+            }
+            write(freezeFile, frozen);
+            for (long pid : pids) {
+                kill9(pid);
+            }
+            write(freezeFile, thawed);
+            sleep(10);
+        }
+    }
+
     static void kill9(long pid) {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     }

@@ -135,18 +135,7 @@ final class CgroupsV1 extends Cgroups {
             }
             return;
         }
-        for (int round = 0; round < 20; round++) {
-            List<Long> pids = procsDeep(d);
-            if (pids.isEmpty()) {
-                return;
-            }
-            write("freezer", rel, "freezer.state", "FROZEN");
-            for (long pid : pids) {
-                kill9(pid);
-            }
-            write("freezer", rel, "freezer.state", "THAWED");
-            sleep(10);
-        }
+        killAll(d);
     }
 
     /**
@@ -226,22 +215,7 @@ final class CgroupsV1 extends Cgroups {
 
     /** Kills every task under a freezer group (FROZEN, SIGKILL, THAWED; a few rounds). */
     static void killAll(Path freezerGroup) {
-        for (int round = 0; round < 20; round++) {
-            List<Long> pids = procsDeep(freezerGroup);
-            if (pids.isEmpty()) {
-                return;
-            }
-            writeTo(freezerGroup.resolve("freezer.state"), "FROZEN");
-            for (long pid : pids) {
-                kill9(pid);
-            }
-            writeTo(freezerGroup.resolve("freezer.state"), "THAWED");
-            sleep(10);
-        }
-    }
-
-    private static void writeTo(Path file, String value) {
-        write(file, value);
+        freezeAndKill(freezerGroup, freezerGroup.resolve("freezer.state"), "FROZEN", "THAWED", 20);
     }
 
     private static void removeTree(Path d) {

@@ -223,21 +223,15 @@ final class CgroupsV2 extends Cgroups {
      * cannot race it), else freeze, kill each, thaw, a few rounds. Returns once the group is empty or after ~1 s.
      */
     static void killAll(Path d) {
-        boolean atomic = Files.exists(d.resolve("cgroup.kill"));
-        for (int round = 0; round < 100; round++) {
-            List<Long> left = procsDeep(d);
-            if (left.isEmpty()) {
+        if (!Files.exists(d.resolve("cgroup.kill"))) {
+            freezeAndKill(d, d.resolve("cgroup.freeze"), "1", "0", 100);
+            return;
+        }
+        for (int round = 0; round < 100 && !procsDeep(d).isEmpty(); round++) {
+            if (!write(d.resolve("cgroup.kill"), "1")) {
+                freezeAndKill(d, d.resolve("cgroup.freeze"), "1", "0", 100);
                 return;
             }
-            if (atomic && write(d.resolve("cgroup.kill"), "1")) {
-                sleep(10);
-                continue;
-            }
-            write(d.resolve("cgroup.freeze"), "1");
-            for (long pid : left) {
-                kill9(pid);
-            }
-            write(d.resolve("cgroup.freeze"), "0");
             sleep(10);
         }
     }
