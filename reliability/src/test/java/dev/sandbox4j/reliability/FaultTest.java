@@ -93,7 +93,7 @@ class FaultTest {
             } else if (victim == Victim.INIT) {
                 target = outer.children().findFirst().orElseThrow();
             } else {
-                target = outer.descendants().filter(p -> p.info().command().orElse("").endsWith("java"))
+                target = outer.descendants().filter(p -> p.info().command().orElse("").endsWith("sbx-agent"))
                         .findFirst().orElseThrow();
             }
             String tree = outer.descendants().map(p -> p.pid() + ":" + p.info().command().orElse("?")
