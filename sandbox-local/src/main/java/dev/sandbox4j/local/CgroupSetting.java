@@ -2,13 +2,11 @@ package dev.sandbox4j.local;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 
 /**
  * What cgroups this JVM can use, found once: cgroup v1 as root; cgroup v2 under a configured parent, at the top as
@@ -84,7 +82,7 @@ final class CgroupSetting {
     List<String> leftovers(String prefix) {
         return switch (kind) {
             case V1 -> CgroupsV1.leftovers(prefix);
-            case V2 -> list(parent).stream().filter(p -> p.getFileName().toString().startsWith(prefix))
+            case V2 -> Cgroups.subgroups(parent).stream().filter(p -> p.getFileName().toString().startsWith(prefix))
                     .map(p -> "cgroup " + p).toList();
             case NONE -> List.of();
         };
@@ -96,8 +94,8 @@ final class CgroupSetting {
             case V1 -> CgroupsV1.reap(deadOwner);
             case V2 -> {
                 int n = 0;
-                for (Path g : list(parent)) {
-                    if (deadOwner.test(g.getFileName().toString()) && Files.isDirectory(g, LinkOption.NOFOLLOW_LINKS)) {
+                for (Path g : Cgroups.subgroups(parent)) {
+                    if (deadOwner.test(g.getFileName().toString())) {
                         CgroupsV2.killAll(g);
                         if (Cgroups.removeTreeRetrying(g, 2_000)) {
                             n++;
@@ -326,17 +324,6 @@ final class CgroupSetting {
 
     private static CgroupSetting none(String why) {
         return new CgroupSetting(Kind.NONE, null, false, false, false, "no cgroups", why);
-    }
-
-    private static List<Path> list(Path dir) {
-        if (dir == null) {
-            return List.of();
-        }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).toList();
-        } catch (IOException | RuntimeException e) {
-            return List.of();
-        }
     }
 
     @Override

@@ -196,6 +196,18 @@ abstract class Cgroups {
         return list;
     }
 
+    /** The groups directly below {@code dir} (not following links); empty when there is none or no dir. */
+    static List<Path> subgroups(Path dir) {
+        if (dir == null) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).toList();
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
     /** The processes of a group and of all groups below it (iteratively: a deep tree cannot overflow the stack). */
     static List<Long> procsDeep(Path d) {
         List<Long> all = new ArrayList<>();

@@ -1,13 +1,11 @@
 package dev.sandbox4j.local;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.Stream;
 
 /**
  * cgroup v1 control for one sandbox (the layout on these hosts, as root). Per sandbox:
@@ -202,14 +200,7 @@ final class CgroupsV1 extends Cgroups {
         signal(-1, true);
         long deadline = System.nanoTime() + 3_000_000_000L;
         for (String c : List.of("memory", "pids", "cpu", "freezer")) {
-            Path d = dir(c, id);
-            while (Files.isDirectory(d)) {
-                removeTree(d);
-                if (!Files.isDirectory(d) || System.nanoTime() > deadline) {
-                    break;
-                }
-                sleep(20);
-            }
+            removeTreeRetrying(dir(c, id), Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
         }
     }
 
@@ -218,20 +209,14 @@ final class CgroupsV1 extends Cgroups {
         freezeAndKill(freezerGroup, freezerGroup.resolve("freezer.state"), "FROZEN", "THAWED", 20);
     }
 
-    private static void removeTree(Path d) {
-        removeTreeRetrying(d, 0);
-    }
-
     /** Leftover groups whose names start with the prefix, in every v1 controller. */
     static List<String> leftovers(String prefix) {
         List<String> list = new ArrayList<>();
         for (String c : List.of("memory", "pids", "cpu", "freezer")) {
-            Path d = ROOT.resolve(c).resolve(PARENT);
-            try (Stream<Path> s = Files.list(d)) {
-                s.filter(Files::isDirectory).filter(p -> p.getFileName().toString().startsWith(prefix))
-                        .forEach(p -> list.add("cgroup " + c + "/" + PARENT + "/" + p.getFileName()));
-            } catch (IOException ignored) {
-                // none
+            for (Path p : subgroups(ROOT.resolve(c).resolve(PARENT))) {
+                if (p.getFileName().toString().startsWith(prefix)) {
+                    list.add("cgroup " + c + "/" + PARENT + "/" + p.getFileName());
+                }
             }
         }
         return list;
@@ -242,9 +227,8 @@ final class CgroupsV1 extends Cgroups {
         int n = 0;
         for (String c : List.of("freezer", "memory", "pids", "cpu")) {
             Path parent = ROOT.resolve(c).resolve(PARENT);
-            for (Path g : list(parent)) {
-                if (deadName.test(g.getFileName().toString())
-                        && Files.isDirectory(g, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            for (Path g : subgroups(parent)) {
+                if (deadName.test(g.getFileName().toString())) {
                     if (c.equals("freezer")) {
                         killAll(g);
                     }
@@ -255,14 +239,6 @@ final class CgroupsV1 extends Cgroups {
             }
         }
         return n;
-    }
-
-    private static List<Path> list(Path dir) {
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.toList();
-        } catch (IOException | RuntimeException e) {
-            return List.of();
-        }
     }
 
     static Path dir(String controller, String rel) {
