@@ -13,9 +13,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 module=$(cd "$here/../../../.." && pwd)
 work=${1:-/tmp/sbx-aarch64-vm}
-classes=$module/target/classes
-reaper=$classes/dev/sandbox4j/local/native/linux-aarch64/sbx-reaper
-[ -f "$reaper" ] || { echo "no $reaper: build sandbox-local with aarch64-linux-gnu-gcc installed" >&2; exit 2; }
+classes=$module/../sandbox-core/target/classes
+reaper=$classes/dev/sandbox4j/core/native/linux-aarch64/sbx-reaper
+[ -f "$reaper" ] || { echo "no $reaper: build sandbox-core with aarch64-linux-gnu-gcc installed" >&2; exit 2; }
 mkdir -p "$work/root/proc"
 cd "$work"
 

@@ -1,5 +1,7 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentProtocol;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
@@ -51,8 +53,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
-/** One bubblewrap jail with the native agent ({@code sbx-agent}, protocol in {@link JailAgent}) as its main process. */
+/** One bubblewrap jail with the native agent ({@code sbx-agent}, protocol in {@link AgentProtocol}) as its main process. */
 final class LocalSandbox implements Sandbox, Shell, CodeRunner {
+    /**
+     * The jail's main process: {@code sbx-agent [--nproc=N] [--data=BYTES]}. Each command runs as
+     * {@code sbx-reaper -- argv} (the gate, the command's subreaper and tree kill) with, on hosts without a pids or
+     * memory cgroup, RLIMIT_NPROC = N + 2 (the agent, single-threaded, and the jail's init; the count is per user
+     * namespace: this jail's) and RLIMIT_DATA = BYTES, soft = hard.
+     */
+    static final String AGENT_PATH = "/opt/sandbox4j/sbx-agent";
+
     static final String PREFIX = "sandbox4j-local-";
     /** Names of this JVM's sandboxes, cgroups and temp dirs start so: a leak check can tell them from others'. */
     static final String OWNER = ProcessHandle.current().pid() + "-";
@@ -182,8 +192,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         byte[] reaperBytes;
         byte[] agentBytes;
         try {
-            reaperBytes = NativeBinaries.bytes(NativeBinaries.REAPER);
-            agentBytes = NativeBinaries.bytes(NativeBinaries.AGENT);
+            reaperBytes = AgentBinary.bytes(AgentBinary.REAPER);
+            agentBytes = AgentBinary.bytes(AgentBinary.AGENT);
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
         }
@@ -210,7 +220,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             }
             Path agentDir = Files.createDirectory(ctl.resolve("agent"));
             Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            for (Map.Entry<String, byte[]> bin : Map.of(NativeBinaries.REAPER, reaperBytes, NativeBinaries.AGENT,
+            for (Map.Entry<String, byte[]> bin : Map.of(AgentBinary.REAPER, reaperBytes, AgentBinary.AGENT,
                     agentBytes).entrySet()) {
                 Path file = agentDir.resolve(bin.getKey());
                 Files.write(file, bin.getValue());
@@ -324,7 +334,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
                         + "the sandbox as a whole is not bounded)");
             }
-            details.put("seccomp", NativeBinaries.canonicalArch(System.getProperty("os.arch")) + " deny-list");
+            details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
             details.put("workspace", ws.toString());
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, uid, gid, jail, info);
@@ -476,7 +486,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     /** The jail's command (on bwrap's argv after --args: bwrap 0.8 ignores a command inside the --args file). */
     private static List<String> agentCommand(int nproc, long dataBytes) {
-        List<String> cmd = new ArrayList<>(List.of(JailAgent.AGENT));
+        List<String> cmd = new ArrayList<>(List.of(AGENT_PATH));
         if (nproc > 0) {
             // the agent adds its own allowance: itself (one thread) and the jail's init
             cmd.add("--nproc=" + nproc);
@@ -547,11 +557,17 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     private void readLoop() {
         DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(jail.getInputStream(), 65536));
         try {
-            for (Object[] f; (f = JailAgent.readFrame(in)) != null; ) {
+            for (Object[] f; (f = AgentProtocol.readFrame(in)) != null; ) {
                 byte type = (Byte) f[0];
                 int cid = (Integer) f[1];
                 byte[] p = (byte[]) f[2];
-                if (type == JailAgent.READY) {
+                if (type == AgentProtocol.READY) {
+                    int version = p.length == 4 ? AgentProtocol.readInt(p) : 0;
+                    if (version != AgentProtocol.VERSION) {
+                        agentErr.write(("the agent speaks protocol " + version + ", this host "
+                                + AgentProtocol.VERSION).getBytes(StandardCharsets.UTF_8));
+                        break;
+                    }
                     ready.complete(null);
                     continue;
                 }
@@ -560,18 +576,18 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     continue;
                 }
                 switch (type) {
-                    case JailAgent.SPAWNED -> c.spawned.complete(JailAgent.readInt(p));
-                    case JailAgent.FAILED -> {
+                    case AgentProtocol.SPAWNED -> c.spawned.complete(AgentProtocol.readInt(p));
+                    case AgentProtocol.FAILED -> {
                         c.failure = new String(p, StandardCharsets.UTF_8);
                         c.spawned.complete(-1);
                         commands.remove(cid);
                         c.exit.complete(127);
                     }
-                    case JailAgent.STDOUT -> c.out.write(p);
-                    case JailAgent.STDERR -> c.err.write(p);
-                    case JailAgent.EXIT -> {
+                    case AgentProtocol.STDOUT -> c.out.write(p);
+                    case AgentProtocol.STDERR -> c.err.write(p);
+                    case AgentProtocol.EXIT -> {
                         commands.remove(cid);
-                        c.exit.complete(JailAgent.readInt(p));
+                        c.exit.complete(AgentProtocol.readInt(p));
                     }
                     default -> { }
                 }
@@ -645,7 +661,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     private void send(byte type, int cid, byte[] payload, boolean flush) {
         try {
             synchronized (toAgent) {
-                JailAgent.writeFrame(toAgent, type, cid, payload, 0, payload.length, flush);
+                AgentProtocol.writeFrame(toAgent, type, cid, payload, 0, payload.length, flush);
             }
         } catch (IOException e) {
             jailGone();
@@ -798,11 +814,11 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         commands.put(c.id, c);
         made[0] = c;
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
-        payload.writeBytes(JailAgent.encodeStrings(request.argv()));
-        payload.writeBytes(JailAgent.encodeStrings(env));
-        payload.writeBytes(JailAgent.encodeStrings(List.of(cwd)));
+        payload.writeBytes(AgentProtocol.encodeStrings(request.argv()));
+        payload.writeBytes(AgentProtocol.encodeStrings(env));
+        payload.writeBytes(AgentProtocol.encodeStrings(List.of(cwd)));
         try {
-            send(JailAgent.SPAWN, c.id, payload.toByteArray());
+            send(AgentProtocol.SPAWN, c.id, payload.toByteArray());
         } catch (SandboxException e) {
             commands.remove(c.id);
             c.exit.complete(-1);
@@ -833,7 +849,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                 c.failure = host <= 0 ? "its process was not found in the sandbox" : "it could not be placed in its "
                         + "cgroups";
                 try {
-                    send(JailAgent.SIGNAL, c.id, new byte[] {9});
+                    send(AgentProtocol.SIGNAL, c.id, new byte[] {9});
                 } catch (SandboxException ignored) {
                     // gone
                 }
@@ -842,7 +858,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
         boolean more = closeStdin || request.hasStdin();
         // GO and the stdin frames that follow at once go out in one write
-        send(JailAgent.GO, c.id, new byte[0], !more);
+        send(AgentProtocol.GO, c.id, new byte[0], !more);
         if (more) {
             try {
                 if (request.hasStdin()) {
@@ -920,14 +936,14 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             int n = Math.min(1 << 20, bytes.length - off);
             byte[] chunk = new byte[n];
             System.arraycopy(bytes, off, chunk, 0, n);
-            send(JailAgent.STDIN, c.id, chunk);
+            send(AgentProtocol.STDIN, c.id, chunk);
         }
     }
 
     void closeStdin(Command c) {
         if (!closed.get() && !c.stdinClosed && !c.exit.isDone()) {
             c.stdinClosed = true;
-            send(JailAgent.STDIN_CLOSE, c.id, new byte[0]);
+            send(AgentProtocol.STDIN_CLOSE, c.id, new byte[0]);
         }
     }
 
@@ -956,7 +972,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
         if (!closed.get()) {
             try {
-                send(JailAgent.SIGNAL, c.id, new byte[] {9});
+                send(AgentProtocol.SIGNAL, c.id, new byte[] {9});
             } catch (SandboxException ignored) {
                 // gone
             }
@@ -975,7 +991,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             cgroups.signal(c.id, kill);
         }
         try {
-            send(JailAgent.SIGNAL, c.id, new byte[] {(byte) (kill ? 9 : 15)});
+            send(AgentProtocol.SIGNAL, c.id, new byte[] {(byte) (kill ? 9 : 15)});
         } catch (SandboxException ignored) {
             // gone
         }

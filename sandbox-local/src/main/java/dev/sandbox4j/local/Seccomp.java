@@ -1,5 +1,6 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
 import java.io.ByteArrayOutputStream;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -131,7 +132,7 @@ final class Seccomp {
 
     /** The architecture for a value of {@code os.arch}, or null when there is no filter for it. */
     static Arch arch(String osArch) {
-        String arch = NativeBinaries.canonicalArch(osArch);
+        String arch = AgentBinary.canonicalArch(osArch);
         if ("x86_64".equals(arch)) {
             return X86_64;
         }

@@ -1,5 +1,7 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.DataOutputStream;
@@ -34,22 +36,22 @@ class AgentProtocolTest {
     @Test
     void speaksTheHostsProtocol() throws Exception {
         try (AgentRun a = AgentRun.start(dir)) {
-            a.send(JailAgent.SPAWN, 1, AgentRun.spawnPayload(List.of("/bin/sh", "-c",
+            a.send(AgentProtocol.SPAWN, 1, AgentRun.spawnPayload(List.of("/bin/sh", "-c",
                     "echo \"out $FOO $BASE $PWD\"; cat; echo err >&2; exit 7"), List.of("FOO=bar", "BASE=spawned"),
                     dir.toString()));
             Object[] spawned = a.next();
-            assertThat((byte) spawned[0]).isEqualTo(JailAgent.SPAWNED);
+            assertThat((byte) spawned[0]).isEqualTo(AgentProtocol.SPAWNED);
             assertThat((int) spawned[1]).isEqualTo(1);
-            int pid = JailAgent.readInt((byte[]) spawned[2]);
+            int pid = AgentProtocol.readInt((byte[]) spawned[2]);
             assertThat(a.children()).containsExactly((long) pid);
-            a.send(JailAgent.GO, 1, new byte[0]);
-            a.send(JailAgent.STDIN, 1, bytes("in 1\n"));
-            a.send(JailAgent.STDIN, 1, bytes("in 2\n"));
-            a.send(JailAgent.STDIN_CLOSE, 1, new byte[0]);
+            a.send(AgentProtocol.GO, 1, new byte[0]);
+            a.send(AgentProtocol.STDIN, 1, bytes("in 1\n"));
+            a.send(AgentProtocol.STDIN, 1, bytes("in 2\n"));
+            a.send(AgentProtocol.STDIN_CLOSE, 1, new byte[0]);
             Object[] r = a.awaitEnd(1);
             assertThat(r).containsExactly(7, "out bar spawned " + dir + "\nin 1\nin 2\n", "err\n", null);
 
-            a.send(JailAgent.SPAWN, 2, AgentRun.spawnPayload(List.of("true"), List.of(), "/no/such/dir"));
+            a.send(AgentProtocol.SPAWN, 2, AgentRun.spawnPayload(List.of("true"), List.of(), "/no/such/dir"));
             assertThat(a.awaitEnd(2)[3]).isEqualTo("working directory does not exist: /no/such/dir");
 
             // a command not found is the reaper's 127, as before
@@ -57,11 +59,11 @@ class AgentProtocolTest {
             assertThat(a.awaitEnd(3)[0]).isEqualTo(127);
 
             a.run(4, List.of("sleep", "100"), null);
-            a.send(JailAgent.SIGNAL, 4, new byte[] {15});
+            a.send(AgentProtocol.SIGNAL, 4, new byte[] {15});
             assertThat(a.awaitEnd(4)[0]).isEqualTo(143);
-            a.send(JailAgent.SPAWN, 5, AgentRun.spawnPayload(List.of("sleep", "100"), List.of(), "/"));
-            a.send(JailAgent.GO, 5, new byte[0]);
-            a.send(JailAgent.SIGNAL, 5, new byte[] {9});
+            a.send(AgentProtocol.SPAWN, 5, AgentRun.spawnPayload(List.of("sleep", "100"), List.of(), "/"));
+            a.send(AgentProtocol.GO, 5, new byte[0]);
+            a.send(AgentProtocol.SIGNAL, 5, new byte[] {9});
             long t0 = System.nanoTime();
             assertThat(a.awaitEnd(5)[0]).isEqualTo(137);
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).isLessThan(2000);
@@ -69,8 +71,8 @@ class AgentProtocolTest {
             // the host closing the channel ends the agent and what it runs
             a.run(6, List.of("sleep", "100"), null);
             Object[] f = a.next();
-            assertThat((byte) f[0]).isEqualTo(JailAgent.SPAWNED);
-            long reaper = JailAgent.readInt((byte[]) f[2]);
+            assertThat((byte) f[0]).isEqualTo(AgentProtocol.SPAWNED);
+            long reaper = AgentProtocol.readInt((byte[]) f[2]);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             List<ProcessHandle> sleeper = List.of();
             while (sleeper.isEmpty() && System.nanoTime() < deadline) {
@@ -100,7 +102,7 @@ class AgentProtocolTest {
                     .map(f -> f[0] + "=" + f[1] + ":" + f[2]).toList())
                     .contains("Max processes=42:42", "Max data size=" + (512L << 20) + ":" + (512L << 20));
         }
-        Path agent = ReaperRun.extract(dir, System.getProperty("os.arch"), NativeBinaries.AGENT);
+        Path agent = ReaperRun.extract(dir, System.getProperty("os.arch"), AgentBinary.AGENT);
         for (String bad : List.of("--nproc=x", "--data=-1", "--nproc=", "--what")) {
             Process p = new ProcessBuilder(agent.toString(), bad).redirectErrorStream(true).start();
             assertThat(p.waitFor(5, TimeUnit.SECONDS)).as("agent with %s ended", bad).isTrue();
@@ -116,7 +118,7 @@ class AgentProtocolTest {
             try (AgentRun a = AgentRun.start(dir)) {
                 DataOutputStream d = new DataOutputStream(a.raw());
                 d.writeInt(len);
-                d.write(new byte[] {JailAgent.STDIN, 0, 0, 0, 1});
+                d.write(new byte[] {AgentProtocol.STDIN, 0, 0, 0, 1});
                 d.flush();
                 assertThat(a.awaitExit(5)).as("exit code after a frame of length %d", len).isEqualTo(2);
                 assertThat(a.stderr()).contains("bad frame length");
@@ -142,25 +144,25 @@ class AgentProtocolTest {
         try (AgentRun a = AgentRun.start(dir)) {
             int id = 100;
             for (byte[] p : hostile) {
-                a.send(JailAgent.SPAWN, ++id, p);
+                a.send(AgentProtocol.SPAWN, ++id, p);
                 Object[] r = a.awaitEnd(id);
                 assertThat(r[3]).as("payload %d", id).isNotNull();
             }
             // unknown types and frames for commands that do not exist change nothing
             a.send((byte) 99, 1, bytes("x"));
-            a.send(JailAgent.GO, 12345, new byte[0]);
-            a.send(JailAgent.STDIN, 12345, bytes("x"));
-            a.send(JailAgent.STDIN_CLOSE, 12345, new byte[0]);
-            a.send(JailAgent.SIGNAL, 12345, new byte[] {9});
-            a.send(JailAgent.SIGNAL, 12345, new byte[0]);
+            a.send(AgentProtocol.GO, 12345, new byte[0]);
+            a.send(AgentProtocol.STDIN, 12345, bytes("x"));
+            a.send(AgentProtocol.STDIN_CLOSE, 12345, new byte[0]);
+            a.send(AgentProtocol.SIGNAL, 12345, new byte[] {9});
+            a.send(AgentProtocol.SIGNAL, 12345, new byte[0]);
             // a duplicate id is refused while the first command runs
-            a.send(JailAgent.SPAWN, 7, AgentRun.spawnPayload(List.of("sleep", "100"), List.of(), "/"));
-            assertThat((byte) a.next()[0]).isEqualTo(JailAgent.SPAWNED);
-            a.send(JailAgent.SPAWN, 7, good);
+            a.send(AgentProtocol.SPAWN, 7, AgentRun.spawnPayload(List.of("sleep", "100"), List.of(), "/"));
+            assertThat((byte) a.next()[0]).isEqualTo(AgentProtocol.SPAWNED);
+            a.send(AgentProtocol.SPAWN, 7, good);
             Object[] dup = a.next();
-            assertThat((byte) dup[0]).isEqualTo(JailAgent.FAILED);
+            assertThat((byte) dup[0]).isEqualTo(AgentProtocol.FAILED);
             assertThat(new String((byte[]) dup[2], StandardCharsets.UTF_8)).contains("duplicate");
-            a.send(JailAgent.SIGNAL, 7, new byte[] {9});
+            a.send(AgentProtocol.SIGNAL, 7, new byte[] {9});
             assertThat(a.awaitEnd(7)[0]).isEqualTo(137);
             a.run(8, List.of("echo", "still here"), null);
             assertThat(a.awaitEnd(8)).containsExactly(0, "still here\n", "", null);
@@ -212,7 +214,7 @@ class AgentProtocolTest {
         try (AgentRun a = AgentRun.start(dir)) {
             byte[] big = new byte[(16 << 20) - 5];
             for (int i = 0; i < 24; i++) {
-                a.send(JailAgent.STDIN, 4242, big); // no such command: read and dropped
+                a.send(AgentProtocol.STDIN, 4242, big); // no such command: read and dropped
             }
             a.run(1, List.of("true"), null);
             assertThat(a.awaitEnd(1)[0]).isEqualTo(0);
@@ -234,14 +236,14 @@ class AgentProtocolTest {
             Integer exit = null;
             for (Object[] f; exit == null && (f = a.next()) != null; ) {
                 byte type = (byte) f[0];
-                if (type == JailAgent.STDOUT) {
+                if (type == AgentProtocol.STDOUT) {
                     got += ((byte[]) f[2]).length;
                     if (++frames % 32 == 0) {
                         maxRss = Math.max(maxRss, a.memKib("VmRSS"));
                         Thread.sleep(20); // ~100 MiB/s at most: slower than head writes
                     }
-                } else if (type == JailAgent.EXIT) {
-                    exit = JailAgent.readInt((byte[]) f[2]);
+                } else if (type == AgentProtocol.EXIT) {
+                    exit = AgentProtocol.readInt((byte[]) f[2]);
                 }
             }
             assertThat(exit).isZero();
@@ -256,16 +258,16 @@ class AgentProtocolTest {
     void stdinFloodIsBoundedThenDelivered() throws Exception {
         int total = 64 << 20;
         try (AgentRun a = AgentRun.start(dir)) {
-            a.send(JailAgent.SPAWN, 1, AgentRun.spawnPayload(List.of("/bin/sh", "-c", "sleep 2; wc -c"), List.of(),
+            a.send(AgentProtocol.SPAWN, 1, AgentRun.spawnPayload(List.of("/bin/sh", "-c", "sleep 2; wc -c"), List.of(),
                     "/"));
-            a.send(JailAgent.GO, 1, new byte[0]);
+            a.send(AgentProtocol.GO, 1, new byte[0]);
             var pool = Executors.newSingleThreadExecutor();
             Future<?> writer = pool.submit(() -> {
                 byte[] chunk = new byte[1 << 20];
                 for (int i = 0; i < total / chunk.length; i++) {
-                    a.send(JailAgent.STDIN, 1, chunk);
+                    a.send(AgentProtocol.STDIN, 1, chunk);
                 }
-                a.send(JailAgent.STDIN_CLOSE, 1, new byte[0]);
+                a.send(AgentProtocol.STDIN_CLOSE, 1, new byte[0]);
                 return null;
             });
             long maxRss = 0;
@@ -301,14 +303,14 @@ class AgentProtocolTest {
                 int id = (int) f[1];
                 String text = new String((byte[]) f[2], StandardCharsets.UTF_8);
                 switch ((byte) f[0]) {
-                    case JailAgent.SPAWNED -> {
+                    case AgentProtocol.SPAWNED -> {
                         assertThat(exits).doesNotContainKey(id);
                         spawned++;
                     }
-                    case JailAgent.STDOUT -> out.computeIfAbsent(id, k -> new StringBuilder()).append(text);
-                    case JailAgent.STDERR -> err.computeIfAbsent(id, k -> new StringBuilder()).append(text);
-                    case JailAgent.EXIT -> exits.put(id, JailAgent.readInt((byte[]) f[2]));
-                    case JailAgent.FAILED -> throw new AssertionError("command " + id + " failed: " + text);
+                    case AgentProtocol.STDOUT -> out.computeIfAbsent(id, k -> new StringBuilder()).append(text);
+                    case AgentProtocol.STDERR -> err.computeIfAbsent(id, k -> new StringBuilder()).append(text);
+                    case AgentProtocol.EXIT -> exits.put(id, AgentProtocol.readInt((byte[]) f[2]));
+                    case AgentProtocol.FAILED -> throw new AssertionError("command " + id + " failed: " + text);
                     default -> throw new AssertionError("unexpected frame " + f[0]);
                 }
             }

@@ -1,5 +1,7 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedInputStream;
@@ -17,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Test support: the native agent run on the host, outside any jail (it then never sweeps), with the host's own
- * codec ({@link JailAgent#writeFrame}, {@link JailAgent#readFrame}) on its pipes.
+ * codec ({@link AgentProtocol#writeFrame}, {@link AgentProtocol#readFrame}) on its pipes.
  */
 final class AgentRun implements AutoCloseable {
     final Process process;
@@ -35,8 +37,8 @@ final class AgentRun implements AutoCloseable {
     /** Starts the agent for this host's architecture with the reaper beside it; the first frame is READY. */
     static AgentRun start(Path dir, String... flags) throws IOException {
         String arch = System.getProperty("os.arch");
-        Path agent = ReaperRun.extract(dir, arch, NativeBinaries.AGENT);
-        Path reaper = ReaperRun.extract(dir, arch, NativeBinaries.REAPER);
+        Path agent = ReaperRun.extract(dir, arch, AgentBinary.AGENT);
+        Path reaper = ReaperRun.extract(dir, arch, AgentBinary.REAPER);
         Path err = Files.createTempFile(dir, "agent-err", ".txt");
         List<String> argv = new ArrayList<>(List.of(agent.toString(), "--reaper=" + reaper));
         argv.addAll(List.of(flags));
@@ -47,7 +49,8 @@ final class AgentRun implements AutoCloseable {
         AgentRun run = new AgentRun(pb.start(), err);
         Object[] ready = run.next();
         assertThat(ready).as("first frame").isNotNull();
-        assertThat((byte) ready[0]).isEqualTo(JailAgent.READY);
+        assertThat((byte) ready[0]).isEqualTo(AgentProtocol.READY);
+        assertThat(AgentProtocol.readInt((byte[]) ready[2])).as("protocol version").isEqualTo(AgentProtocol.VERSION);
         return run;
     }
 
@@ -56,30 +59,30 @@ final class AgentRun implements AutoCloseable {
     }
 
     void send(byte type, int id, byte[] payload) throws IOException {
-        JailAgent.writeFrame(out, type, id, payload, 0, payload.length);
+        AgentProtocol.writeFrame(out, type, id, payload, 0, payload.length);
     }
 
     static byte[] spawnPayload(List<String> argv, List<String> env, String cwd) {
         java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        b.writeBytes(JailAgent.encodeStrings(argv));
-        b.writeBytes(JailAgent.encodeStrings(env));
-        b.writeBytes(JailAgent.encodeStrings(List.of(cwd)));
+        b.writeBytes(AgentProtocol.encodeStrings(argv));
+        b.writeBytes(AgentProtocol.encodeStrings(env));
+        b.writeBytes(AgentProtocol.encodeStrings(List.of(cwd)));
         return b.toByteArray();
     }
 
     /** SPAWN, GO, then the stdin bytes (if any) and STDIN_CLOSE. */
     void run(int id, List<String> argv, byte[] stdin) throws IOException {
-        send(JailAgent.SPAWN, id, spawnPayload(argv, List.of(), "/"));
-        send(JailAgent.GO, id, new byte[0]);
+        send(AgentProtocol.SPAWN, id, spawnPayload(argv, List.of(), "/"));
+        send(AgentProtocol.GO, id, new byte[0]);
         if (stdin != null && stdin.length > 0) {
-            send(JailAgent.STDIN, id, stdin);
+            send(AgentProtocol.STDIN, id, stdin);
         }
-        send(JailAgent.STDIN_CLOSE, id, new byte[0]);
+        send(AgentProtocol.STDIN_CLOSE, id, new byte[0]);
     }
 
     /** The next frame {type, id, payload}; null at the end of the agent's output. */
     Object[] next() throws IOException {
-        return JailAgent.readFrame(in);
+        return AgentProtocol.readFrame(in);
     }
 
     /** Reads frames until command {@code id} ends; returns {exit code, stdout, stderr, failure or null}. */
@@ -92,14 +95,14 @@ final class AgentRun implements AutoCloseable {
             }
             byte[] p = (byte[]) f[2];
             switch ((byte) f[0]) {
-                case JailAgent.STDOUT -> o.writeBytes(p);
-                case JailAgent.STDERR -> e.writeBytes(p);
-                case JailAgent.FAILED -> {
+                case AgentProtocol.STDOUT -> o.writeBytes(p);
+                case AgentProtocol.STDERR -> e.writeBytes(p);
+                case AgentProtocol.FAILED -> {
                     return new Object[] {-1, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8),
                         new String(p, StandardCharsets.UTF_8)};
                 }
-                case JailAgent.EXIT -> {
-                    return new Object[] {JailAgent.readInt(p), o.toString(StandardCharsets.UTF_8),
+                case AgentProtocol.EXIT -> {
+                    return new Object[] {AgentProtocol.readInt(p), o.toString(StandardCharsets.UTF_8),
                         e.toString(StandardCharsets.UTF_8), null};
                 }
                 default -> { }

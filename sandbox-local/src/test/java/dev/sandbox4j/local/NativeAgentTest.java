@@ -1,5 +1,7 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandbox4j.ExecHandle;
@@ -32,7 +34,7 @@ class NativeAgentTest {
             List<String> lines = r.stdout().lines().toList();
             assertThat(lines).anyMatch(l -> l.startsWith("2/cmdline:/opt/sandbox4j/sbx-agent"));
             assertThat(lines).anyMatch(l -> l.contains("/opt/sandbox4j/sbx-reaper -- /bin/sh -c sleep 30"));
-            assertThat(lines).noneMatch(l -> l.contains("java") || l.contains("JailAgent"));
+            assertThat(lines).noneMatch(l -> l.contains("java") || l.contains("AgentProtocol"));
             // and from the host: none of the sandbox's processes is a JVM, the agent's RSS is small
             List<Long> pids = FootprintMeasure.processesOf(s.id());
             assertThat(pids).isNotEmpty();

@@ -1,5 +1,7 @@
 package dev.sandbox4j.local;
 
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
@@ -46,16 +48,16 @@ final class ReaperRun {
     }
 
     static Path extract(Path dir, String osArch) throws IOException {
-        return extract(dir, osArch, NativeBinaries.REAPER);
+        return extract(dir, osArch, AgentBinary.REAPER);
     }
 
-    /** One of the native helpers ({@link NativeBinaries#REAPER}, {@link NativeBinaries#AGENT}) under {@code dir}. */
+    /** One of the native helpers ({@link AgentBinary#REAPER}, {@link AgentBinary#AGENT}) under {@code dir}. */
     static Path extract(Path dir, String osArch, String name) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bin-" + osArch));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path file = bin.resolve(name);
-        Files.write(file, NativeBinaries.bytes(name, osArch));
+        Files.write(file, AgentBinary.bytes(name, osArch));
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
         return file;
     }

@@ -31,10 +31,10 @@ for arch in x86_64 aarch64; do
     fi
     if ! command -v "$cc" >/dev/null 2>&1; then
         if [ "$arch" = "$host" ] || [ "$require_all" = true ]; then
-            echo "[ERROR] sandbox-local native: C compiler '$cc' for linux-$arch not found" >&2
+            echo "[ERROR] sandbox-core native: C compiler '$cc' for linux-$arch not found" >&2
             exit 1
         fi
-        echo "[WARNING] sandbox-local native: '$cc' not found: no linux-$arch binaries in this build" \
+        echo "[WARNING] sandbox-core native: '$cc' not found: no linux-$arch binaries in this build" \
             "(apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)" >&2
         continue
     fi
@@ -50,15 +50,17 @@ for arch in x86_64 aarch64; do
         if [ -f "$out" ] && [ "$fresh" = true ]; then
             continue
         fi
-        echo "[INFO] sandbox-local native: $cc $cflags -> linux-$arch/$prog"
+        echo "[INFO] sandbox-core native: $cc $cflags -> linux-$arch/$prog"
         # shellcheck disable=SC2086
         if ! "$cc" $cflags -o "$out.tmp" "$src_dir/$prog.c"; then
             rm -f "$out.tmp"
-            echo "[ERROR] sandbox-local native: compiling $prog for linux-$arch failed (the compiler said why above; -static needs libc6-dev)" >&2
+            echo "[ERROR] sandbox-core native: compiling $prog for linux-$arch failed (the compiler said why above; -static needs libc6-dev)" >&2
             status=1
             continue
         fi
         mv -f "$out.tmp" "$out"
     done
+    # the checksums the loader checks (AgentBinary): always rewritten, so they match what the jar ships
+    (cd "$out_dir/linux-$arch" && sha256sum $programs > SHA256SUMS.tmp && mv -f SHA256SUMS.tmp SHA256SUMS)
 done
 exit $status

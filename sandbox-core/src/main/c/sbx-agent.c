@@ -53,6 +53,7 @@ enum {
     SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15
 };
 
+#define PROTOCOL_VERSION 1u          /* as AgentProtocol.VERSION */
 #define HEADER 9
 #define MAX_FRAME (16u << 20)          /* as JailAgent.MAX_FRAME */
 #define READ_CHUNK (64u << 10)         /* one read of a command's output = one frame */
@@ -850,7 +851,9 @@ int main(int argc, char **argv)
     fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
     fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-    send_frame(READY, 0, NULL, 0);
+    unsigned char version[4];
+    put32(version, PROTOCOL_VERSION);
+    send_frame(READY, 0, version, sizeof version);
     struct pollfd *fds = NULL;
     struct cmd **owner = NULL;
     int *kind = NULL;

@@ -1,0 +1,97 @@
+package dev.sandbox4j.core;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The host/agent protocol and its host-side codec. Every sandbox's first process is the native agent
+ * ({@code src/main/c/sbx-agent.c}), which speaks exactly these frames on its stdin and stdout, whatever carries
+ * them (bwrap's pipes, a container's attach stream).
+ *
+ * <p>A frame is {@code int length, byte type, int id, byte[length - 5] payload} (big-endian). The agent's first
+ * frame is {@link #READY} with its protocol version; the host refuses any other version.
+ */
+public final class AgentProtocol {
+    /** The version this host speaks; the agent announces its own in {@link #READY}. */
+    public static final int VERSION = 1;
+    // host -> jail
+    public static final byte SPAWN = 1;      // payload: strings argv..., then env as "K=V"..., then cwd (see encode)
+    public static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
+    public static final byte STDIN = 3;
+    public static final byte STDIN_CLOSE = 4;
+    public static final byte SIGNAL = 5;     // payload: one byte, 15 = TERM, 9 = KILL; whole tree of the command
+    // jail -> host
+    public static final byte SPAWNED = 10;   // payload: int pid in the jail
+    public static final byte FAILED = 11;    // payload: message
+    public static final byte STDOUT = 12;
+    public static final byte STDERR = 13;
+    public static final byte EXIT = 14;      // payload: int exit code (128 + signal when signalled)[, long OOM kills so far, -1 unknown]
+    public static final byte READY = 15;     // payload: int protocol version
+
+    /** The largest frame either side accepts; a bigger (or smaller than a header) length ends the channel. */
+    public static final int MAX_FRAME = 16 << 20;
+
+    private AgentProtocol() {
+    }
+
+    public static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len)
+            throws IOException {
+        writeFrame(out, type, id, payload, off, len, true);
+    }
+
+    public static void writeFrame(DataOutputStream out, byte type, int id, byte[] payload, int off, int len, boolean flush)
+            throws IOException {
+        int size = len + 5;
+        byte[] header = {(byte) (size >>> 24), (byte) (size >>> 16), (byte) (size >>> 8), (byte) size, type,
+            (byte) (id >>> 24), (byte) (id >>> 16), (byte) (id >>> 8), (byte) id};
+        synchronized (out) {
+            out.write(header);
+            out.write(payload, off, len);
+            if (flush) {
+                out.flush();
+            }
+        }
+    }
+
+    /** Reads one frame: returns {type, id, payload} as Object[]; null at end of stream. */
+    public static Object[] readFrame(DataInputStream in) throws IOException {
+        int len;
+        try {
+            len = in.readInt();
+        } catch (EOFException e) {
+            return null;
+        }
+        if (len < 5 || len > MAX_FRAME) {
+            throw new IOException("bad frame length " + len);
+        }
+        byte type = in.readByte();
+        int id = in.readInt();
+        byte[] payload = new byte[len - 5];
+        in.readFully(payload);
+        return new Object[] {type, id, payload};
+    }
+
+    public static byte[] encodeStrings(List<String> strings) {
+        try {
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            DataOutputStream d = new DataOutputStream(bytes);
+            d.writeInt(strings.size());
+            for (String s : strings) {
+                byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                d.writeInt(b.length);
+                d.write(b);
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static int readInt(byte[] b) {
+        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+    }
+}
