@@ -2,11 +2,12 @@
  * sbx-agent: the jail's main process. Speaks the host's frame protocol (JailAgent.java) on fd 0 (frames
  * from the host) and fd 1 (frames to the host); fd 2 is a diagnostics channel the host keeps.
  *
- *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH]
+ *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom]
  *
  * A frame is: int length (5..MAX_FRAME), byte type, int id, payload[length - 5], big-endian.
  *   host -> agent  SPAWN(argv, env, cwd string lists), GO, STDIN(bytes), STDIN_CLOSE, SIGNAL(15 | 9)
- *   agent -> host  READY, SPAWNED(int pid), FAILED(message), STDOUT, STDERR, EXIT(int code, 128 + signal)
+ *   agent -> host  READY(int version), SPAWNED(int pid), FAILED(message), STDOUT, STDERR,
+ *                  EXIT(int code, 128 + signal; long OOM kills of the sandbox's memory cgroup so far, -1 unknown)
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
@@ -20,8 +21,9 @@
  * SIGNAL 15 sends SIGTERM to the command's reaper (it forwards it to the tree). SIGNAL 9 sends SIGKILL to
  * the reaper; whatever it kept is re-parented to the jail's init and swept (killed): after SIGNAL 9 and
  * after every command's exit, every process whose parent is the jail's init, other than this agent, is
- * killed with its subtree (only when this agent is pid 2 under a pid 1, as bwrap starts it: run elsewhere,
- * for tests, it never sweeps). EXIT is sent once the reaper has been reaped and its stdout and stderr
+ * killed with its subtree (only when this agent is pid 2 under a pid 1, as bwrap starts it, or is pid 1
+ * itself, as a container's first process, where it also reaps every orphan: run elsewhere, for tests, it
+ * never sweeps). --oom (containers) reads the OOM-kill count of the container's memory cgroup for each EXIT. EXIT is sent once the reaper has been reaped and its stdout and stderr
  * reached EOF, or GRACE_NS later (a leftover may hold them).
  *
  * The host closing fd 0 ends the agent: every reaper is told to kill its tree (SIGUSR1), the init's orphans
@@ -82,7 +84,8 @@ struct cmd {
 
 static const char *reaper_path = "/opt/sandbox4j/sbx-reaper";
 static long long nproc_limit = -1, data_limit = -1;
-static int sweeping; /* pid 2 under a pid 1: inside a fresh pid namespace */
+static int sweeping; /* pid 2 under a pid 1, or pid 1: inside a fresh pid namespace */
+static int report_oom; /* --oom: EXIT carries the memory cgroup's OOM-kill count */
 static pid_t self_pid;
 
 static struct cmd **cmds;
@@ -348,18 +351,89 @@ static int pump(struct cmd *c, int *fd, int type)
     return 1;
 }
 
-/* Kills every process re-parented to the jail's init (other than this agent) with its subtree. */
+static int is_live_reaper(pid_t p)
+{
+    for (size_t i = 0; i < ncmds; i++)
+        if (cmds[i]->pid == p && !cmds[i]->reaped)
+            return 1;
+    return 0;
+}
+
+/*
+ * As pid 1 (a container's first process), orphans are this agent's own children, beside the live reapers:
+ * kills every child that is not a live reaper, with its subtree. Returns how many it signalled, or -1.
+ */
+static long signal_orphans_as_init(void)
+{
+    if (load_table(&proc_table) != 0)
+        return -1;
+    size_t n = 0;
+    pid_t *orphans = malloc((proc_table.n + 1) * sizeof *orphans);
+    if (orphans == NULL)
+        return -1;
+    for (size_t i = 0; i < proc_table.n; i++) {
+        struct proc *p = &proc_table.v[i];
+        if (p->ppid == self_pid && p->pid != self_pid && p->state != 'Z' && !is_live_reaper(p->pid))
+            orphans[n++] = p->pid;
+    }
+    long count = 0;
+    for (size_t i = 0; i < n; i++) {
+        long d = signal_descendants(&proc_table, orphans[i], 0, &proc_queue, &proc_qcap, SIGKILL);
+        if (d > 0)
+            count += d;
+        if (kill(orphans[i], SIGKILL) == 0)
+            count++;
+    }
+    free(orphans);
+    return count;
+}
+
+/* Kills every process re-parented to the sandbox's init (other than this agent) with its subtree. */
 static void sweep_orphans(void)
 {
     if (!sweeping)
         return;
     for (int round = 0; round < 100; round++) {
-        long n = signal_descendants(&proc_table, 1, self_pid, &proc_queue, &proc_qcap, SIGKILL);
+        long n = self_pid == 1 ? signal_orphans_as_init()
+                               : signal_descendants(&proc_table, 1, self_pid, &proc_queue, &proc_qcap, SIGKILL);
         if (n <= 0)
             return;
+        if (self_pid == 1) {
+            /* reap what was killed, so the next scan does not count zombies of ours */
+            struct timespec ts = { 0, round < 10 ? 1000000L : 10000000L };
+            nanosleep(&ts, NULL);
+            int st;
+            while (waitpid(-1, &st, WNOHANG) > 0) {
+            }
+            continue;
+        }
         struct timespec ts = { 0, round < 10 ? 1000000L : 10000000L };
         nanosleep(&ts, NULL);
     }
+}
+
+/* The OOM-kill count of the container's memory cgroup (v2 memory.events, v1 memory.oom_control), or -1. */
+static long long oom_kills(void)
+{
+    static const char *const files[] = { "/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control" };
+    if (!report_oom)
+        return -1;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        int fd = open(files[f], O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        char buf[1024];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        buf[n] = '\0';
+        for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            if (strncmp(line, "oom_kill ", 9) == 0)
+                return strtoll(line + 9, NULL, 10);
+        }
+    }
+    return -1;
 }
 
 static int exit_code(int st)
@@ -401,7 +475,12 @@ static void finish_cmds(long long now, long long *next_deadline)
             i++;
             continue;
         }
-        send_int(EXIT, c->id, exit_code(c->status));
+        unsigned char b[12];
+        long long oom = oom_kills();
+        put32(b, (uint32_t) exit_code(c->status));
+        put32(b + 4, (uint32_t) ((unsigned long long) oom >> 32));
+        put32(b + 8, (uint32_t) ((unsigned long long) oom & 0xffffffffu));
+        send_frame(EXIT, c->id, b, sizeof b);
         remove_cmd(i);
     }
 }
@@ -821,11 +900,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (parse_flag(argv[i], "--nproc=", &nproc) || parse_flag(argv[i], "--data=", &data_limit))
             continue;
+        if (strcmp(argv[i], "--oom") == 0) {
+            report_oom = 1;
+            continue;
+        }
         if (strncmp(argv[i], "--reaper=", 9) == 0 && argv[i][9] != '\0') {
             reaper_path = argv[i] + 9;
             continue;
         }
-        say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH])", argv[i]);
+        say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom])", argv[i]);
         return 2;
     }
     if (nproc > 0)
@@ -836,7 +919,7 @@ int main(int argc, char **argv)
     /* same-uid commands may neither ptrace this agent nor open its /proc/<pid>/fd to forge frames */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     self_pid = getpid();
-    sweeping = self_pid == 2 && getppid() == 1;
+    sweeping = (self_pid == 2 && getppid() == 1) || self_pid == 1;
 
     signal(SIGPIPE, SIG_IGN);
     sigset_t chld;

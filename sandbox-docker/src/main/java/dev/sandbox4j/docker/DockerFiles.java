@@ -9,6 +9,7 @@ import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.core.AgentChannel;
 import dev.sandbox4j.spi.Globs;
 import dev.sandbox4j.spi.Arguments;
 import dev.sandbox4j.spi.GrepScan;
@@ -64,10 +65,10 @@ final class DockerFiles implements FileSystem {
         return WorkspacePaths.requireNonRoot(encodable(path));
     }
 
-    private Engine.Ran script(String what, String body, OutputStream out, String... args) {
+    private AgentChannel.Ran script(String what, String body, OutputStream out, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + body, "sandbox4j"));
         cmd.addAll(List.of(args));
-        Engine.Ran r;
+        AgentChannel.Ran r;
         try {
             r = sandbox.internal(cmd, out);
         } catch (SandboxException e) {
@@ -93,7 +94,7 @@ final class DockerFiles implements FileSystem {
     public String readText(String path, int fromLine, int toLine) {
         String rel = relNonRoot(path);
         Arguments.lineRange(fromLine, toLine);
-        Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
+        AgentChannel.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
                 Integer.toString(fromLine), toLine == -1 ? "all" : Integer.toString(toLine));
         return new String(r.stdout(), StandardCharsets.UTF_8);
     }
@@ -101,7 +102,7 @@ final class DockerFiles implements FileSystem {
     @Override
     public byte[] readBytes(String path) {
         String rel = relNonRoot(path);
-        Engine.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES),
+        AgentChannel.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES),
                 "all");
         return checkedSize(rel, r);
     }
@@ -110,7 +111,7 @@ final class DockerFiles implements FileSystem {
      * The read script prints the size it read ({@code S:<n>} on stderr) before the content; a mismatch means output
      * was lost on the way, which must never pass as the file's content.
      */
-    static byte[] checkedSize(String rel, Engine.Ran r) {
+    static byte[] checkedSize(String rel, AgentChannel.Ran r) {
         String err = new String(r.stderr(), StandardCharsets.UTF_8);
         long expected = -1;
         for (String line : err.split("\n")) {

@@ -21,6 +21,14 @@ import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
+import dev.sandbox4j.core.AgentBinary;
+import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentShell;
+import dev.sandbox4j.core.BytePipe;
+import dev.sandbox4j.spi.OutputBuffer;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.model.Frame;
+import com.github.dockerjava.api.model.StreamType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +54,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** One sandbox: one hardened container, a workspace volume and a private run volume. */
+/**
+ * One sandbox: one hardened container whose first process is the native agent, driven over the container's attach
+ * stream (so a remote engine works); a workspace volume; a root-owned volume holding the agent. Commands and code run
+ * through the shared {@link AgentShell}: no exec per command.
+ */
 final class DockerSandbox implements Sandbox {
     private static final Logger LOG = LoggerFactory.getLogger(DockerSandbox.class);
     static final Duration INTERNAL_TIMEOUT = Duration.ofSeconds(60);
@@ -56,8 +68,6 @@ final class DockerSandbox implements Sandbox {
         return t;
     });
     private static String seccompDefault;
-    /** Interpreters (absolute paths) found by a successful probe, per image id and user: probed once per JVM. */
-    private static final Map<String, Map<Language, String>> PROBED = new ConcurrentHashMap<>();
 
     final String id;
     final Engine engine;
@@ -69,17 +79,19 @@ final class DockerSandbox implements Sandbox {
     final String workspaceVolume;
     final String runVolume;
     private final AtomicBoolean closed = new AtomicBoolean();
-    final Set<DockerExecHandle> handles = ConcurrentHashMap.newKeySet();
-    final AtomicLong oomKills = new AtomicLong();
-    /** Kills process trees, one exec for all commands that need it at the same moment. */
-    final Killer killer = new Killer(this);
-    /** The interpreter of each language, an absolute path the probe found under the fixed PATH. */
+    /** The interpreter of each language the probe found under the fixed PATH. */
     private Map<Language, String> interpreters = Map.of();
+    private final BytePipe toAgent = new BytePipe(1 << 20);
+    private final BytePipe fromAgent = new BytePipe(1 << 20);
+    private final OutputBuffer agentErr = new OutputBuffer(4000);
+    private final AgentChannel channel;
+    private volatile AgentShell shell;
+    private volatile ResultCallback.Adapter<Frame> attached;
+    /** Why the sandbox closed itself (its container or agent died), or null. */
+    private volatile String deathDetail;
     private SandboxInfo info;
     private ScheduledFuture<?> expiry;
-    private final DockerShell shell;
     private final DockerFiles files;
-    private final DockerCode code;
 
     private DockerSandbox(Engine engine, SandboxSpec spec) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
@@ -91,9 +103,8 @@ final class DockerSandbox implements Sandbox {
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
         this.runVolume = "sandbox4j-" + id + "-run";
-        this.shell = new DockerShell(this);
         this.files = new DockerFiles(this);
-        this.code = new DockerCode(this);
+        this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
     }
 
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
@@ -118,6 +129,9 @@ final class DockerSandbox implements Sandbox {
                 Long.toString(Instant.now().plus(spec.lifetime()).plusSeconds(60).getEpochSecond()));
         return labels;
     }
+
+    /** Where the agent and the reaper live in the container: a volume only root can write. */
+    static final String AGENT_DIR = "/var/sandbox4j/bin";
 
     private void create() {
         ResourceLimits l = spec.limits();
@@ -146,7 +160,8 @@ final class DockerSandbox implements Sandbox {
                 .withOomScoreAdj(500)
                 .withUlimits(ulimits)
                 .withInit(false)
-                .withLogConfig(new LogConfig(LogConfig.LoggingType.JSON_FILE, Map.of("max-size", "1m", "max-file", "1")))
+                // the agent's stdout carries every command's output: the engine must not also log it
+                .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE, null))
                 .withMounts(List.of(
                         new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE)
                                 .withVolumeOptions(volumeOptions),
@@ -162,54 +177,136 @@ final class DockerSandbox implements Sandbox {
         if (l.cpus() > 0) {
             hc.withNanoCPUs((long) (l.cpus() * 1_000_000_000L));
         }
-        // The spec's environment is not the container's: the SDK's own execs would inherit it. The command wrapper
-        // gives it to the user's programs only.
-        List<String> env = WorkspaceScripts.BASE_ENV;
+        String arch = engineArchitecture();
+        byte[] agent;
+        byte[] reaper;
+        try {
+            agent = AgentBinary.bytes(AgentBinary.AGENT, arch);
+            reaper = AgentBinary.bytes(AgentBinary.REAPER, arch);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
+                    + arch + ": " + e.getMessage());
+        }
+        // The container's environment is the agent's, the base every command's environment starts from; the
+        // spec's variables go with each command. stdin stays open for one attach: when this JVM's attach ends
+        // (close, crash), the agent reads EOF, kills everything and exits, and the container stops.
         CreateContainerResponse created = c.createContainerCmd(engine.options.image())
                 .withName("sandbox4j-" + id)
-                .withEntrypoint("/bin/bash", "-c", WorkspaceScripts.REAPER)
+                .withEntrypoint(AGENT_DIR + "/" + AgentBinary.AGENT, "--reaper=" + AGENT_DIR + "/" + AgentBinary.REAPER,
+                        "--oom")
                 .withCmd(List.of())
                 .withUser(user)
                 .withWorkingDir(WorkspaceScripts.WORKSPACE)
-                .withEnv(env)
+                .withEnv(WorkspaceScripts.BASE_ENV)
                 .withHostName("sandbox")
-                .withAttachStdin(false).withAttachStdout(false).withAttachStderr(false)
-                .withStdinOpen(false).withTty(false)
+                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
+                .withStdinOpen(true).withStdInOnce(true).withTty(false)
                 .withStopSignal("SIGKILL")
                 .withLabels(labels)
                 .withHostConfig(hc)
                 .exec();
         containerId = created.getId();
+        // the agent goes into the root-owned volume before the container starts; the sandbox user cannot replace it
+        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("bin", 0755, 0, null),
+                new Engine.Entry("bin/" + AgentBinary.AGENT, 0555, agent.length, () -> bytes(agent)),
+                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper))), 0, 0);
+        attach();
         c.startContainerCmd(containerId).exec();
-        // The run volume's root belongs to root; give the sandbox user a private directory in it.
-        java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(containerId).exec(),
-                        HELPERS);
-        InspectContainerResponse inspected = join(inspecting);
-        String probeKey = inspected.getImageId() + "|" + user;
-        Map<Language, String> known = inspected.getImageId() == null ? null : PROBED.get(probeKey);
-        if (known != null) {
-            // Same image and user as an earlier successful probe: the languages and the writable /workspace are
-            // properties of the image, and a new container's OOM counter starts at zero. The private run directory
-            // is created by the first upload that needs it (see uploadToRunDir).
-            interpreters = known;
-        } else {
-            ensureRunDir();
-            interpreters = probe();
-            if (inspected.getImageId() != null) {
-                PROBED.put(probeKey, interpreters);
-            }
+        channel.start();
+        try {
+            channel.awaitReady(Duration.ofSeconds(30));
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not start in "
+                    + engine.options.image() + ": " + e.getMessage() + agentDiagnostics());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw DockerErrors.interrupted("opening a Docker sandbox");
         }
+        InspectContainerResponse inspected = c.inspectContainerCmd(containerId).exec();
+        interpreters = probe();
+        info = buildInfo(inspected);
+        int permits = AgentShell.commandPermits(info.limits().maxProcesses());
+        shell = new AgentShell(id, spec, channel, files, interpreters.keySet(), permits, new ContainerHooks());
         for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
             files.write(f.getKey(), f.getValue());
         }
-        info = buildInfo(inspected);
         expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Probes the container once: interpreters, OOM counter, writable workspace and run directory. */
+    /** The engine's architecture (a remote engine may differ from this JVM's), as Docker names it. */
+    private String engineArchitecture() {
+        return ARCHITECTURES.computeIfAbsent(engine.host, h -> {
+            String a = engine.control.infoCmd().exec().getArchitecture();
+            return a == null ? System.getProperty("os.arch") : a;
+        });
+    }
+
+    private static final Map<String, String> ARCHITECTURES = new ConcurrentHashMap<>();
+
+    /** Attaches to the container's stdin, stdout and stderr before it starts, so the agent's first frame is seen. */
+    private void attach() {
+        ResultCallback.Adapter<Frame> callback = new ResultCallback.Adapter<>() {
+            @Override
+            public void onNext(Frame frame) {
+                try {
+                    if (frame.getStreamType() == StreamType.STDOUT || frame.getStreamType() == StreamType.RAW) {
+                        fromAgent.out.write(frame.getPayload());
+                    } else if (frame.getStreamType() == StreamType.STDERR) {
+                        agentErr.write(frame.getPayload());
+                    }
+                } catch (IOException e) {
+                    // the channel was closed: nothing reads the agent any more
+                }
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                fromAgent.close();
+                super.onError(t);
+            }
+
+            @Override
+            public void onComplete() {
+                fromAgent.close();
+                super.onComplete();
+            }
+        };
+        attached = engine.stream.attachContainerCmd(containerId).withStdIn(toAgent.in).withStdOut(true)
+                .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback);
+        try {
+            if (!callback.awaitStarted(30, TimeUnit.SECONDS)) {
+                throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "attaching to the sandbox's container "
+                        + "did not complete within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw DockerErrors.interrupted("attaching to a Docker sandbox");
+        }
+    }
+
+    private String agentDiagnostics() {
+        String err = agentErr.text().strip();
+        return err.isEmpty() ? "" : " (agent: " + err + ")";
+    }
+
+    /** The agent's channel ended while the sandbox was open: the container stopped or the engine went away. */
+    private void agentEnded(String why) {
+        if (closed.get() || !channel.isReady()) {
+            return;
+        }
+        String outside = killedFromOutside();
+        String detail = (outside != null ? outside : "the sandbox's agent stopped (" + why + ")") + agentDiagnostics();
+        deathDetail = detail;
+        AgentShell s = shell;
+        if (s != null) {
+            s.markAll("the sandbox's container died: " + detail);
+        }
+        HELPERS.execute(this::close);
+    }
+
+    /** Probes the container once: interpreters, the writable workspace, and the OOM counter's baseline. */
     private Map<Language, String> probe() {
-        Engine.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
+        AgentChannel.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
         String out = probe.out();
         Map<Language, String> langs = new java.util.EnumMap<>(Language.class);
         for (String line : out.split("\n")) {
@@ -219,40 +316,18 @@ final class DockerSandbox implements Sandbox {
                 case "node" -> langs.put(Language.JAVASCRIPT, lang[2]);
                 case "bash" -> langs.put(Language.BASH, lang[2]);
                 default -> {
-                    if (line.startsWith("oom:") && line.length() > 4) {
-                        try {
-                            oomKills.set(Long.parseLong(line.substring(4).trim()));
-                        } catch (NumberFormatException ignored) {
-                            // no counter on this kernel
-                        }
-                    }
                 }
             }
         }
         if (!out.contains("ws:ok")) {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
                     + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
-                    + out.strip() + " / exit " + probe.exitCode() + " " + new String(probe.stderr(), StandardCharsets.UTF_8).strip() + ")");
-        }
-        if (!out.contains("run:ok")) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot prepare the private run directory in "
-                    + engine.options.image());
+                    + out.strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
         }
         return Map.copyOf(langs);
     }
 
     private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
-
-    private static <T> T join(java.util.concurrent.CompletableFuture<T> f) {
-        try {
-            return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            if (e.getCause() instanceof RuntimeException re) {
-                throw re;
-            }
-            throw e;
-        }
-    }
 
     private SandboxInfo buildInfo(InspectContainerResponse ic) {
         HostConfig h = ic.getHostConfig();
@@ -318,87 +393,29 @@ final class DockerSandbox implements Sandbox {
         return seccompProfile(engine.options);
     }
 
-    private volatile boolean runDirReady;
-
-    /** Creates the private run directory (0700, the sandbox user's) in the run volume, whose root is root's. */
-    void ensureRunDir() {
-        if (!runDirReady) {
-            synchronized (this) {
-                if (!runDirReady) {
-                    engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null)), uid,
-                            gid);
-                    runDirReady = true;
-                }
-            }
-        }
-    }
-
-    /** Uploads one file into the private run directory, creating the directory in the same upload if needed. */
-    void uploadToRunDir(String name, byte[] data) {
+    /**
+     * Runs a command of the backend's own (a probe, a file script) through the agent, as the sandbox user, with the
+     * fixed environment only; stdout to {@code out} when given, else kept (up to 64 MiB).
+     */
+    AgentChannel.Ran internal(List<String> cmd, java.io.OutputStream out) {
         ensureOpen();
-        if (runDirReady) {
-            engine.upload(containerId, WorkspaceScripts.RUN_DIR,
-                    List.of(new Engine.Entry(name, 0600, data.length, () -> bytes(data))), uid, gid);
-            return;
-        }
-        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("run", 0700, 0, null),
-                new Engine.Entry("run/" + name, 0600, data.length, () -> bytes(data))), uid, gid);
-        runDirReady = true;
-    }
-
-    /** Runs an internal command as the sandbox user with the internal marker. */
-    Engine.Ran internal(List<String> cmd, java.io.OutputStream out) {
-        ensureOpen();
-        return engine.run(containerId, cmd, user, fixedEnv("internal"), out, 64 << 20, INTERNAL_TIMEOUT);
-    }
-
-    /**
-     * The environment of an exec the SDK runs for itself, or of the command wrapper: {@link WorkspaceScripts#FIXED_ENV}
-     * and the marker, nothing from the spec or the request.
-     */
-    static List<String> fixedEnv(String marker) {
-        List<String> env = new ArrayList<>(WorkspaceScripts.FIXED_ENV);
-        env.add(WorkspaceScripts.MARKER + "=" + marker);
-        return env;
-    }
-
-    /**
-     * Kills every process carrying one of the markers (and unmarked strays when sweep). Best effort: waits for one
-     * killer exec that started after this call, sharing it with concurrent kills in this sandbox; the wait covers the
-     * killer's own retries (a fork bomb may hold every pid for a moment).
-     */
-    void kill(boolean sweep, String... markers) {
-        if (!killer.kill(sweep, Duration.ofSeconds(10), markers) && !closed.get()
-                && !Thread.currentThread().isInterrupted()) {
-            LOG.warn("sandbox4j: killing processes in {} was not confirmed", id);
-        }
-    }
-
-    /**
-     * Kills a timed-out command's processes and waits for that to be confirmed (its output stream ended) until the
-     * deadline plus {@link Killer#GRACE_NANOS}, so the caller gets TIMEOUT in bounded time however slow the engine is.
-     * When the kill is not confirmed by then it goes on in the background and the returned detail says so. Returns
-     * the second half of the TIMEOUT detail.
-     */
-    String killTimedOut(Engine.Exec exec, long deadline, String... markers) {
-        Killer.Task kill = killer.killUntilEnded(exec, true, markers);
-        boolean ended;
         try {
-            ended = kill.awaitEnd(deadline + Killer.GRACE_NANOS);
+            return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, out, 64 << 20,
+                    INTERNAL_TIMEOUT);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new SandboxException(ErrorKind.TIMEOUT, "an internal command did not finish: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            ended = kill.done.getNow(false);
+            throw DockerErrors.interrupted("a file operation");
+        } catch (IOException e) {
+            ensureOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent: " + e.getMessage(), e);
         }
-        if (ended) {
-            exec.closeStream();
-            return "the command's process tree was killed";
-        }
-        return "killing the process tree is still in progress";
     }
 
     /**
-     * Why a command that exited 137 was killed from outside (the sandbox closed, its container stopped or the engine
-     * went away), or null when the sandbox's container is still running.
+     * Why a command that ended with 137 was killed from outside (its container stopped or the engine went away),
+     * or null when the sandbox's container is still running.
      */
     String killedFromOutside() {
         if (closed.get()) {
@@ -417,25 +434,32 @@ final class DockerSandbox implements Sandbox {
         }
     }
 
-    /** The memory-limit detail when the OOM killer fired since the last check, else null. */
-    String oomDetail() {
-        try {
-            Engine.Ran r = engine.run(containerId, List.of("/bin/sh", "-c", WorkspaceScripts.OOM_COUNT), user,
-                    fixedEnv("internal"), null, 4096, Duration.ofSeconds(10));
-            String s = r.out().trim();
-            if (s.isEmpty()) {
-                return null;
-            }
-            long now = Long.parseLong(s);
-            long before = oomKills.getAndSet(now);
-            if (now > before) {
-                return "killed by the out-of-memory killer: memory limit of "
-                        + (spec.limits().memoryBytes() / ResourceLimits.MIB) + " MiB exceeded";
-            }
-        } catch (RuntimeException e) {
-            LOG.debug("reading the OOM counter failed", e);
+    /** What the shared shell needs from the container: whether it is open, and its OOM counter. */
+    private final class ContainerHooks implements AgentShell.Hooks {
+        @Override
+        public void checkOpen() {
+            ensureOpen();
         }
-        return null;
+
+        @Override
+        public boolean closed() {
+            return closed.get();
+        }
+
+        @Override
+        public SandboxInfo info() {
+            return info;
+        }
+
+        @Override
+        public long oomKills() {
+            return channel.lastOomKills();
+        }
+
+        @Override
+        public String killedFromOutside() {
+            return DockerSandbox.this.killedFromOutside();
+        }
     }
 
     Set<Language> languages() {
@@ -449,23 +473,9 @@ final class DockerSandbox implements Sandbox {
 
     void ensureOpen() {
         if (closed.get()) {
-            throw DockerErrors.closed(id);
+            String why = deathDetail;
+            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed" + (why == null ? "" : ": " + why));
         }
-    }
-
-    /**
-     * Why a command that ended with {@code code} was killed from outside (the sandbox closed, the memory limit, the
-     * container stopped or the engine lost), or null when it ended by itself.
-     */
-    String killedBy(int code) {
-        if ((code == 137 || code < 0) && closed()) {
-            return "the sandbox was closed";
-        }
-        if (code == 137) {
-            String why = oomDetail();
-            return why != null ? why : killedFromOutside();
-        }
-        return null;
     }
 
     boolean closed() {
@@ -479,12 +489,14 @@ final class DockerSandbox implements Sandbox {
 
     @Override
     public Shell shell() {
+        ensureOpen();
         return shell;
     }
 
     @Override
     public CodeRunner code() {
-        return code;
+        ensureOpen();
+        return shell;
     }
 
     @Override
@@ -511,10 +523,19 @@ final class DockerSandbox implements Sandbox {
         if (expiry != null) {
             expiry.cancel(false);
         }
-        // Kills still running in the background stop here: removing the container ends every process anyway.
-        killer.close();
-        for (DockerExecHandle h : handles) {
-            h.onSandboxClosed();
+        AgentShell s = shell;
+        if (s != null) {
+            s.markAll("sandbox closed");
+        }
+        channel.close();
+        toAgent.close();
+        ResultCallback.Adapter<Frame> a = attached;
+        if (a != null) {
+            try {
+                a.close();
+            } catch (IOException | RuntimeException ignored) {
+                // best effort
+            }
         }
         if (containerId != null) {
             engine.removeContainerQuietly(containerId);
@@ -522,7 +543,10 @@ final class DockerSandbox implements Sandbox {
         engine.removeVolumeQuietly(workspaceVolume);
         engine.removeVolumeQuietly(runVolume);
         engine.close();
-        killer.awaitClosed(2000);
+        fromAgent.close();
+        if (s != null) {
+            s.endAll("sandbox closed");
+        }
     }
 
     static InputStream bytes(byte[] b) {

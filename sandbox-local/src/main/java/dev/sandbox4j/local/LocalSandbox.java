@@ -1,7 +1,8 @@
 package dev.sandbox4j.local;
 
 import dev.sandbox4j.core.AgentBinary;
-import dev.sandbox4j.core.AgentProtocol;
+import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
@@ -54,7 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /** One bubblewrap jail with the native agent ({@code sbx-agent}, protocol in {@link AgentProtocol}) as its main process. */
-final class LocalSandbox implements Sandbox, Shell, CodeRunner {
+final class LocalSandbox implements Sandbox {
     /**
      * The jail's main process: {@code sbx-agent [--nproc=N] [--data=BYTES]}. Each command runs as
      * {@code sbx-reaper -- argv} (the gate, the command's subreaper and tree kill) with, on hosts without a pids or
@@ -94,18 +95,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     private final int uid;
     private final int gid;
     private final Process jail;
-    private final DataOutputStream toAgent;
     private final OutputBuffer agentErr = new OutputBuffer(4000);
-    private final Map<Integer, Command> commands = new ConcurrentHashMap<>();
-    private final AtomicInteger ids = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final java.util.concurrent.CompletableFuture<Void> ready = new java.util.concurrent.CompletableFuture<>();
     private final SandboxInfo info;
-    private final Set<Language> languages;
     private final FileSystem files;
+    private final AgentChannel channel;
+    private final AgentShell shell;
     private volatile ScheduledFuture<?> lifetimeTask;
-    /** Bounds the commands alive at once (L-AGENT-DIES): more would overrun the pids limit of the agent's group. */
-    private final java.util.concurrent.Semaphore permits;
     /** Why the sandbox closed itself (its jail died), or null. */
     private volatile String deathDetail;
 
@@ -119,9 +115,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         this.uid = uid;
         this.gid = gid;
         this.jail = jail;
-        this.toAgent = new DataOutputStream(new java.io.BufferedOutputStream(jail.getOutputStream(), 65536));
         this.info = info;
-        this.permits = new java.util.concurrent.Semaphore(commandPermits(info.limits().maxProcesses()), true);
         EnumSet<Language> langs = EnumSet.noneOf(Language.class);
         if (Files.isExecutable(Path.of("/usr/bin/python3"))) {
             langs.add(Language.PYTHON);
@@ -132,13 +126,15 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         if (Files.isExecutable(Path.of("/usr/bin/bash"))) {
             langs.add(Language.BASH);
         }
-        this.languages = Collections.unmodifiableSet(langs);
         NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(this::checkOpen)
                 .withMaxFileBytes(info.limits().maxFileBytes());
         if (Host.isRoot()) {
             fo = fo.withOwner(uid, gid);
         }
         this.files = new NioWorkspace(workspace, ctl.resolve("staging"), fo);
+        this.channel = new AgentChannel(id, jail.getInputStream(), jail.getOutputStream(), this::agentEnded);
+        this.shell = new AgentShell(id, spec, channel, files, langs, AgentShell.commandPermits(
+                info.limits().maxProcesses()), new JailHooks());
     }
 
     /** An open sandbox of this JVM by id, or null (for tests that look at its processes from the host). */
@@ -153,9 +149,9 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     // ---------------------------------------------------------------- opening
 
-    /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
+    /** Commands alive at once per sandbox (see {@link AgentShell#commandPermits}). */
     static int commandPermits(int maxProcesses) {
-        return maxProcesses <= 0 ? 64 : Math.max(8, Math.min(64, maxProcesses / 4));
+        return AgentShell.commandPermits(maxProcesses);
     }
 
     /** The open-files limit for the jail: min(1024, this JVM's hard RLIMIT_NOFILE) (raising it would be EPERM). */
@@ -520,9 +516,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     }
 
     private void startReaders() {
-        Thread r = new Thread(this::readLoop, "sandbox4j-" + id + "-reader");
-        r.setDaemon(true);
-        r.start();
+        channel.start();
         Thread e = new Thread(() -> {
             try {
                 agentErr.drain(jail.getErrorStream());
@@ -536,13 +530,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
 
     private void awaitReady() {
         try {
-            ready.get(30, TimeUnit.SECONDS);
+            channel.awaitReady(Duration.ofSeconds(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
             throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
-        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
-            String why = jailDiagnostics();
+        } catch (IOException e) {
+            String why = e.getMessage() + "; " + jailDiagnostics();
             close();
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why);
         }
@@ -554,64 +548,16 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         return rc + (err.isEmpty() ? "" : ": " + err);
     }
 
-    private void readLoop() {
-        DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(jail.getInputStream(), 65536));
-        try {
-            for (Object[] f; (f = AgentProtocol.readFrame(in)) != null; ) {
-                byte type = (Byte) f[0];
-                int cid = (Integer) f[1];
-                byte[] p = (byte[]) f[2];
-                if (type == AgentProtocol.READY) {
-                    int version = p.length == 4 ? AgentProtocol.readInt(p) : 0;
-                    if (version != AgentProtocol.VERSION) {
-                        agentErr.write(("the agent speaks protocol " + version + ", this host "
-                                + AgentProtocol.VERSION).getBytes(StandardCharsets.UTF_8));
-                        break;
-                    }
-                    ready.complete(null);
-                    continue;
-                }
-                Command c = commands.get(cid);
-                if (c == null) {
-                    continue;
-                }
-                switch (type) {
-                    case AgentProtocol.SPAWNED -> c.spawned.complete(AgentProtocol.readInt(p));
-                    case AgentProtocol.FAILED -> {
-                        c.failure = new String(p, StandardCharsets.UTF_8);
-                        c.spawned.complete(-1);
-                        commands.remove(cid);
-                        c.exit.complete(127);
-                    }
-                    case AgentProtocol.STDOUT -> c.out.write(p);
-                    case AgentProtocol.STDERR -> c.err.write(p);
-                    case AgentProtocol.EXIT -> {
-                        commands.remove(cid);
-                        c.exit.complete(AgentProtocol.readInt(p));
-                    }
-                    default -> { }
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the jail is gone
-        }
-        ready.completeExceptionally(new IOException("agent exited"));
-        if (!closed.get() && ready.isDone() && !ready.isCompletedExceptionally()) {
-            // the jail died under an open sandbox: close it (closed before any command's result is released, so
-            // a caller that sees KILLED then sees isOpen() false and CLOSED)
-            jailDied("the sandbox's jail died (its agent's channel ended)");
+    /** The agent's channel ended while the sandbox was open (called on the channel's reader thread). */
+    private void agentEnded(String why) {
+        if (closed.get()) {
             return;
         }
-        for (Command c : List.copyOf(commands.values())) {
-            if (c.forcedStatus == null) {
-                c.forcedStatus = ExecStatus.KILLED;
-                c.forcedDetail = closed.get() ? "sandbox closed" : "the sandbox's agent died: " + jailDiagnostics();
-            }
-            c.spawned.complete(-1);
-            c.exit.complete(137);
-        }
-        commands.clear();
-        if (!closed.get()) {
+        if (channel.isReady()) {
+            // the jail died under an open sandbox: close it (closed before any command's result is released, so
+            // a caller that sees KILLED then sees isOpen() false and CLOSED)
+            jailDied("the sandbox's jail died (" + why + ")");
+        } else {
             TIMER.execute(this::close);
         }
     }
@@ -623,50 +569,71 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
         String detail = why + "; " + jailDiagnostics();
         deathDetail = detail;
-        for (Command c : List.copyOf(commands.values())) {
-            if (c.forcedStatus == null) {
-                c.forcedStatus = ExecStatus.KILLED;
-                c.forcedDetail = "the sandbox's jail died: " + detail;
-            }
-            c.spawned.complete(-1);
-        }
+        shell.markAll("the sandbox's jail died: " + detail);
         close();
     }
 
     /** True when the jail's outer process has exited while the sandbox was open; closes the sandbox then. */
     private boolean jailGone() {
-        if (!closed.get() && ready.isDone() && !jail.isAlive()) {
+        if (!closed.get() && channel.isReady() && !jail.isAlive()) {
             jailDied("the sandbox's jail exited");
             return true;
         }
         return false;
     }
 
-    private void send(byte type, int cid, byte[] payload) {
-        send(type, cid, payload, true);
-    }
-
-    private void flushToAgent() {
-        try {
-            synchronized (toAgent) {
-                toAgent.flush();
-            }
-        } catch (IOException e) {
-            jailGone();
-            throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
-                    "the sandbox's agent is gone: " + e.getMessage(), e);
+    /** What the shared shell needs from the jail: its cgroups and whether it is open. */
+    private final class JailHooks implements AgentShell.Hooks {
+        @Override
+        public void checkOpen() {
+            LocalSandbox.this.checkOpen();
         }
-    }
 
-    private void send(byte type, int cid, byte[] payload, boolean flush) {
-        try {
-            synchronized (toAgent) {
-                AgentProtocol.writeFrame(toAgent, type, cid, payload, 0, payload.length, flush);
+        @Override
+        public boolean closed() {
+            return closed.get();
+        }
+
+        @Override
+        public SandboxInfo info() {
+            return info;
+        }
+
+        @Override
+        public String place(int agentPid, int commandId) {
+            if (!cgroups.perCommand()) {
+                return null;
             }
-        } catch (IOException e) {
-            jailGone();
-            throw new SandboxException(closed.get() ? ErrorKind.CLOSED : ErrorKind.IO_ERROR,
-                    "the sandbox's agent is gone: " + e.getMessage(), e);
+            long host = hostPid(agentPid);
+            if (host <= 0) {
+                return "its process was not found in the sandbox";
+            }
+            return cgroups.placeCommand(host, commandId) ? null : "it could not be placed in its cgroups";
+        }
+
+        @Override
+        public boolean hasGroup(int commandId) {
+            return cgroups.hasCommandGroup(commandId);
+        }
+
+        @Override
+        public void signalGroup(int commandId, boolean kill) {
+            cgroups.signal(commandId, kill);
+        }
+
+        @Override
+        public void pruneGroups(java.util.function.IntPredicate live) {
+            cgroups.pruneCommandGroups(live::test);
+        }
+
+        @Override
+        public long oomKills() {
+            return cgroups.oomKills();
+        }
+
+        @Override
+        public long pidsDenied() {
+            return cgroups.pidsDenied();
         }
     }
 
@@ -680,13 +647,13 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
     @Override
     public Shell shell() {
         checkOpen();
-        return this;
+        return shell;
     }
 
     @Override
     public CodeRunner code() {
         checkOpen();
-        return this;
+        return shell;
     }
 
     @Override
@@ -720,183 +687,6 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         }
     }
 
-    /** Waits for a command slot (fair); false when none came within the time. */
-    private boolean acquirePermit(long millis, ExecRequest request) {
-        try {
-            boolean ok = permits.tryAcquire(Math.max(0, millis), TimeUnit.MILLISECONDS);
-            if (ok && closed.get()) {
-                permits.release();
-                checkOpen();
-            }
-            return ok;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while waiting to run " + request, e);
-        }
-    }
-
-    // ---------------------------------------------------------------- Shell
-
-    @Override
-    public ExecResult run(ExecRequest request) {
-        checkOpen();
-        Duration timeout = request.timeout() != null ? request.timeout() : spec.commandTimeout();
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long waitStart = System.nanoTime();
-        if (!acquirePermit(timeout.toMillis(), request)) {
-            return new ExecResult(ExecStatus.TIMEOUT, -1, "", "", Duration.ofNanos(System.nanoTime() - waitStart),
-                    dev.sandbox4j.Truncation.none(0), dev.sandbox4j.Truncation.none(0), "timed out after "
-                    + timeout.toMillis() + " ms waiting for one of the sandbox's " + commandPermits(
-                    info.limits().maxProcesses()) + " command slots; the command did not start");
-        }
-        Command c = startHolding(request, null, true);
-        try {
-            if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
-                c.forcedStatus = ExecStatus.TIMEOUT;
-                c.forcedDetail = "timed out after " + timeout.toMillis() + " ms; the command's processes were killed";
-                terminate(c);
-            }
-        } catch (InterruptedException e) {
-            c.forcedStatus = ExecStatus.KILLED;
-            c.forcedDetail = "interrupted";
-            killTree(c, true);
-            Thread.currentThread().interrupt();
-            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while running " + request, e);
-        }
-        return c.result();
-    }
-
-    @Override
-    public ExecHandle start(ExecRequest request, OutputListener listener) {
-        checkOpen();
-        Duration wait = request.timeout() != null ? request.timeout() : spec.commandTimeout();
-        if (!acquirePermit(wait.toMillis(), request)) {
-            throw new SandboxException(ErrorKind.TIMEOUT, "no command slot became free within " + wait.toMillis()
-                    + " ms (" + commandPermits(info.limits().maxProcesses()) + " commands run at once per sandbox)");
-        }
-        Command c = startHolding(request, listener == null ? OutputListener.NONE : listener, false);
-        if (request.timeout() != null) {
-            TIMER.schedule(() -> {
-                if (c.isAlive()) {
-                    c.forcedStatus = ExecStatus.TIMEOUT;
-                    c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";
-                    terminate(c);
-                }
-            }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        }
-        return c;
-    }
-
-    /** Starts a command holding a permit: released when the command's exit completes (or it never started). */
-    private Command startHolding(ExecRequest request, OutputListener listener, boolean closeStdin) {
-        Command[] made = new Command[1];
-        try {
-            return start(request, listener, closeStdin, made);
-        } finally {
-            Command c = made[0];
-            if (c == null) {
-                permits.release();
-            } else {
-                c.exit.whenComplete((v, t) -> permits.release());
-            }
-        }
-    }
-
-    private Command start(ExecRequest request, OutputListener listener, boolean closeStdin, Command[] made) {
-        List<String> env = new ArrayList<>();
-        Map<String, String> merged = new LinkedHashMap<>(spec.env());
-        merged.putAll(request.env());
-        merged.forEach((k, v) -> env.add(k + "=" + v));
-        String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
-        int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
-        cgroups.pruneCommandGroups(commands::containsKey);
-        Command c = new Command(this, ids.incrementAndGet(), request, limit, listener);
-        commands.put(c.id, c);
-        made[0] = c;
-        ByteArrayOutputStream payload = new ByteArrayOutputStream();
-        payload.writeBytes(AgentProtocol.encodeStrings(request.argv()));
-        payload.writeBytes(AgentProtocol.encodeStrings(env));
-        payload.writeBytes(AgentProtocol.encodeStrings(List.of(cwd)));
-        try {
-            send(AgentProtocol.SPAWN, c.id, payload.toByteArray());
-        } catch (SandboxException e) {
-            commands.remove(c.id);
-            c.exit.complete(-1);
-            checkOpen();
-            throw e;
-        }
-        int pid;
-        try {
-            pid = c.spawned.get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            killTree(c, true);
-            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while starting " + request, e);
-        } catch (Exception e) {
-            commands.remove(c.id);
-            c.exit.complete(-1);
-            checkOpen();
-            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox did not start " + request, e);
-        }
-        if (pid <= 0) {
-            checkOpen();
-            return c; // failed to start; result() reports it
-        }
-        if (cgroups.perCommand()) {
-            long host = hostPid(pid);
-            if (host <= 0 || !cgroups.placeCommand(host, c.id)) {
-                // fail closed: the gate has not let the command run; end it there
-                c.failure = host <= 0 ? "its process was not found in the sandbox" : "it could not be placed in its "
-                        + "cgroups";
-                try {
-                    send(AgentProtocol.SIGNAL, c.id, new byte[] {9});
-                } catch (SandboxException ignored) {
-                    // gone
-                }
-                return c;
-            }
-        }
-        boolean more = closeStdin || request.hasStdin();
-        // GO and the stdin frames that follow at once go out in one write
-        send(AgentProtocol.GO, c.id, new byte[0], !more);
-        if (more) {
-            try {
-                if (request.hasStdin()) {
-                    sendStdin(c, request.stdin());
-                }
-                closeStdin(c);
-            } finally {
-                flushToAgent();
-            }
-        }
-        return c;
-    }
-
-    /** The working directory in the jail: an existing directory of the workspace (checked without following links). */
-    private String cwdOf(String cwd) {
-        String normalized = WorkspacePaths.normalize(cwd);
-        if (!normalized.isEmpty()) {
-            dev.sandbox4j.FileInfo fi;
-            try {
-                fi = files.stat(normalized);
-            } catch (SandboxException e) {
-                // a link on the way would take the jail's chdir wherever it points: that is a path error here
-                ErrorKind kind = e.kind() == ErrorKind.PERMISSION_DENIED ? ErrorKind.INVALID_PATH : e.kind();
-                throw new SandboxException(kind, "working directory '" + cwd + "': " + e.getMessage(), e);
-            }
-            if (fi.type() == dev.sandbox4j.FileType.SYMLINK) {
-                // the jail would follow it, possibly out of the workspace (issue 18.7): name the real directory
-                throw new SandboxException(ErrorKind.INVALID_PATH, "working directory '" + cwd
-                        + "' is a symbolic link; give the directory it points to (inside the workspace)");
-            }
-            if (fi.type() != dev.sandbox4j.FileType.DIRECTORY) {
-                throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
-                        + "' is not a directory");
-            }
-        }
-        return WorkspacePaths.absolute(normalized);
-    }
-
     /** The host pid of a jail pid, found among the sandbox's processes by their NSpid. */
     private long hostPid(int jailPid) {
         for (int attempt = 0; attempt < 50; attempt++) {
@@ -927,136 +717,6 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         return -1;
     }
 
-    void sendStdin(Command c, byte[] bytes) {
-        checkOpen();
-        if (c.stdinClosed || c.exit.isDone()) {
-            throw new SandboxException(ErrorKind.CLOSED, "the standard input of " + c.command() + " is closed");
-        }
-        for (int off = 0; off < bytes.length; off += 1 << 20) {
-            int n = Math.min(1 << 20, bytes.length - off);
-            byte[] chunk = new byte[n];
-            System.arraycopy(bytes, off, chunk, 0, n);
-            send(AgentProtocol.STDIN, c.id, chunk);
-        }
-    }
-
-    void closeStdin(Command c) {
-        if (!closed.get() && !c.stdinClosed && !c.exit.isDone()) {
-            c.stdinClosed = true;
-            send(AgentProtocol.STDIN_CLOSE, c.id, new byte[0]);
-        }
-    }
-
-    /** The timeout ladder: TERM to the whole tree, a short grace, KILL, then a bounded wait for the exit report. */
-    void terminate(Command c) {
-        signalTree(c, false);
-        try {
-            // a short grace: the caller gets its answer within the deadline + 0.5 s (issue 11)
-            c.awaitExit(200);
-            // whatever ignored TERM (or left the tree) gets KILL, even when the main process already exited
-            killTree(c, false);
-            c.awaitExit(250);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            killTree(c, false);
-        }
-        if (!c.exit.isDone()) {
-            c.exit.complete(137);
-            commands.remove(c.id);
-        }
-    }
-
-    void killTree(Command c, boolean quiet) {
-        if (cgroups.hasCommandGroup(c.id)) {
-            cgroups.signal(c.id, true);
-        }
-        if (!closed.get()) {
-            try {
-                send(AgentProtocol.SIGNAL, c.id, new byte[] {9});
-            } catch (SandboxException ignored) {
-                // gone
-            }
-        }
-    }
-
-    /** Kills whatever a finished command left behind in its group (background children, a fork bomb's rest). */
-    void endLeftovers(Command c) {
-        if (c.exit.isDone() && cgroups.hasCommandGroup(c.id)) {
-            cgroups.signal(c.id, true);
-        }
-    }
-
-    private void signalTree(Command c, boolean kill) {
-        if (cgroups.hasCommandGroup(c.id)) {
-            cgroups.signal(c.id, kill);
-        }
-        try {
-            send(AgentProtocol.SIGNAL, c.id, new byte[] {(byte) (kill ? 9 : 15)});
-        } catch (SandboxException ignored) {
-            // gone
-        }
-    }
-
-    // ---------------------------------------------------------------- CodeRunner
-
-    @Override
-    public Set<Language> languages() {
-        return languages;
-    }
-
-    @Override
-    public CodeResult run(CodeRequest request) {
-        checkOpen();
-        Language lang = request.language();
-        if (!languages.contains(lang)) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "language '" + lang.id()
-                    + "' is not available in this sandbox; supported: "
-                    + languages.stream().map(Language::id).collect(Collectors.joining(", ")));
-        }
-        String interpreter = switch (lang) {
-            case PYTHON -> "python3";
-            case JAVASCRIPT -> "node";
-            case BASH -> "bash";
-        };
-        // The code never touches a file the sandbox could rewrite between write and run (issue 18.5): it comes on
-        // stdin after a length line, `head -c` copies exactly that many bytes into a pipe, and the interpreter
-        // reads the program from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0.
-        String run = switch (lang) {
-            case PYTHON -> "python3 /dev/fd/3";
-            // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
-            case JAVASCRIPT -> "node -e 'const fs=require(\"fs\"),M=require(\"module\");"
-                    + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
-                    + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
-                    + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
-                    + "m._compile(src,m.filename)'";
-            // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
-            case BASH -> "bash -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
-        };
-        String script = "IFS= read -r n || exit 125; command -v " + interpreter + " >/dev/null 2>&1 || { echo "
-                + "'sandbox4j: " + interpreter + " not found' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
-                + run + " 3<&0 0<&4 4<&-; }";
-        byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
-        byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
-        byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
-        byte[] all = new byte[header.length + code.length + stdin.length];
-        System.arraycopy(header, 0, all, 0, header.length);
-        System.arraycopy(code, 0, all, header.length, code.length);
-        System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
-        ExecRequest exec = ExecRequest.argv("/bin/sh", "-c", script).withStdin(all);
-        if (request.timeout() != null) {
-            exec = exec.withTimeout(request.timeout());
-        }
-        if (request.outputLimit() > 0) {
-            exec = exec.withOutputLimit(request.outputLimit());
-        }
-        ExecResult r = run(exec);
-        if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
-                || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
-            return new CodeResult(CodeStatus.ERROR_SETUP, lang, r);
-        }
-        return CodeResult.of(lang, r);
-    }
-
     // ---------------------------------------------------------------- closing
 
     @Override
@@ -1065,22 +725,12 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             return;
         }
         OPEN.remove(this);
-        permits.release(1 << 20); // callers waiting for a slot wake up and get CLOSED
         ScheduledFuture<?> t = lifetimeTask;
         if (t != null) {
             t.cancel(false);
         }
-        for (Command c : List.copyOf(commands.values())) {
-            if (c.forcedStatus == null) {
-                c.forcedStatus = ExecStatus.KILLED;
-                c.forcedDetail = "sandbox closed";
-            }
-        }
-        try {
-            toAgent.close();
-        } catch (IOException ignored) {
-            // already gone
-        }
+        shell.markAll("sandbox closed");
+        channel.close();
         cgroups.destroy();
         jail.destroyForcibly();
         try {
@@ -1088,10 +738,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        for (Command c : List.copyOf(commands.values())) {
-            c.exit.complete(137);
-        }
-        commands.clear();
+        shell.endAll("sandbox closed");
         if (!cgroups.perCommand()) {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);

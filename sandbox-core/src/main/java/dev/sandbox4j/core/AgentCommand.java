@@ -1,11 +1,14 @@
-package dev.sandbox4j.local;
+package dev.sandbox4j.core;
 
+import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.StreamType;
+import dev.sandbox4j.Truncation;
 import dev.sandbox4j.spi.OutputBuffer;
 import java.time.Duration;
 import java.util.Optional;
@@ -14,9 +17,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** One command in a jail, as the host sees it; also the {@link ExecHandle} of a background command. */
-final class Command implements ExecHandle {
-    final LocalSandbox sandbox;
+/** One command run by an agent, as the host sees it; also the {@link ExecHandle} of a background command. */
+final class AgentCommand implements ExecHandle, AgentChannel.Events {
+    final AgentShell shell;
     final int id;
     final ExecRequest request;
     final OutputBuffer out;
@@ -26,14 +29,15 @@ final class Command implements ExecHandle {
     final CompletableFuture<Integer> exit = new CompletableFuture<>();
     final long oomBefore;
     final long pidsDeniedBefore;
+    volatile long oomAtExit = -1;
     volatile boolean stdinClosed;
     volatile String failure;          // spawn failure message
     volatile ExecStatus forcedStatus; // TIMEOUT or KILLED when we ended it
     volatile String forcedDetail = "";
     private volatile ExecResult result;
 
-    Command(LocalSandbox sandbox, int id, ExecRequest request, int limit, OutputListener listener) {
-        this.sandbox = sandbox;
+    AgentCommand(AgentShell shell, int id, ExecRequest request, int limit, OutputListener listener) {
+        this.shell = shell;
         this.id = id;
         this.request = request;
         if (listener == null || listener == OutputListener.NONE) {
@@ -43,9 +47,54 @@ final class Command implements ExecHandle {
             this.out = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDOUT, t));
             this.err = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDERR, t));
         }
-        this.oomBefore = sandbox.cgroups.oomKills();
-        this.pidsDeniedBefore = sandbox.cgroups.pidsDenied();
+        this.oomBefore = shell.hooks.oomKills();
+        this.pidsDeniedBefore = shell.hooks.pidsDenied();
     }
+
+    // ---------------------------------------------------------------- the agent's events (reader thread)
+
+    @Override
+    public void spawned(int pid) {
+        spawned.complete(pid);
+    }
+
+    @Override
+    public void failed(String message) {
+        failure = message;
+        spawned.complete(-1);
+        shell.ended(this);
+        exit.complete(127);
+    }
+
+    @Override
+    public void stdout(byte[] bytes) {
+        out.write(bytes);
+    }
+
+    @Override
+    public void stderr(byte[] bytes) {
+        err.write(bytes);
+    }
+
+    @Override
+    public void exited(int code, long oomKills) {
+        oomAtExit = oomKills;
+        shell.ended(this);
+        exit.complete(code);
+    }
+
+    @Override
+    public void lost(String why) {
+        if (forcedStatus == null) {
+            forcedStatus = ExecStatus.KILLED;
+            forcedDetail = shell.hooks.closed() ? "sandbox closed" : "the sandbox's agent died: " + why;
+        }
+        spawned.complete(-1);
+        shell.ended(this);
+        exit.complete(137);
+    }
+
+    // ---------------------------------------------------------------- results
 
     /** Waits for the exit; true when it came within the time. */
     boolean awaitExit(long millis) throws InterruptedException {
@@ -64,7 +113,7 @@ final class Command implements ExecHandle {
             return result;
         }
         // what the command left running ends with it (a server that should outlive its command is start()ed)
-        sandbox.endLeftovers(this);
+        shell.endLeftovers(this);
         out.finish();
         err.finish();
         int code = exit.getNow(-1);
@@ -76,24 +125,28 @@ final class Command implements ExecHandle {
         }
         // the OOM count matters only for a command that was killed (137) or ended by us: read it only then
         boolean mayBeOom = oomBefore >= 0 && (code == 137 || status != ExecStatus.COMPLETED);
-        long oomAfter = mayBeOom ? sandbox.cgroups.oomKills() : oomBefore;
-        long deniedAfter = sandbox.cgroups.pidsDenied();
+        long oomAfter = mayBeOom ? Math.max(oomAtExit, shell.hooks.oomKills()) : oomBefore;
+        long pidsDenied = shell.hooks.pidsDenied();
         if (mayBeOom && oomAfter > oomBefore) {
             status = ExecStatus.KILLED;
-            detail = "memory limit exceeded (" + sandbox.info().limits().memoryBytes() + " bytes): killed by the "
-                    + "out-of-memory killer";
-        } else if (deniedAfter > pidsDeniedBefore && pidsDeniedBefore >= 0) {
+            detail = "memory limit exceeded (" + shell.hooks.info().limits().memoryBytes() + " bytes): killed by "
+                    + "the out-of-memory killer";
+        } else if (pidsDenied > pidsDeniedBefore && pidsDeniedBefore >= 0) {
             // the command saw fork/clone fail with EAGAIN and handled it as it chose; say so, do not kill it
             detail = (detail.isEmpty() ? "" : detail + "; ") + "process limit reached ("
-                    + sandbox.info().limits().maxProcesses() + " processes, " + (deniedAfter - pidsDeniedBefore)
+                    + shell.hooks.info().limits().maxProcesses() + " processes, " + (pidsDenied - pidsDeniedBefore)
                     + " forks refused)";
+        } else if (status == ExecStatus.COMPLETED && code == 137) {
+            String outside = shell.hooks.closed() ? "the sandbox was closed" : shell.hooks.killedFromOutside();
+            if (outside != null) {
+                status = ExecStatus.KILLED;
+                detail = outside;
+            }
         }
         if (failure != null) {
-            ExecResult r = new ExecResult(ExecStatus.COMPLETED, 127, "", "sandbox4j: cannot start command: "
-                    + failure + "\n", elapsed(), out.truncation(), err.truncation(), "cannot start: " + failure);
-            return result = new ExecResult(r.status(), r.exitCode(), r.stdout(), r.stderr(), r.duration(),
-                    dev.sandbox4j.Truncation.none(0), dev.sandbox4j.Truncation.none(r.stderr().length()),
-                    r.detail());
+            String stderr = "sandbox4j: cannot start command: " + failure + "\n";
+            return result = new ExecResult(ExecStatus.COMPLETED, 127, "", stderr, elapsed(), Truncation.none(0),
+                    Truncation.none(stderr.length()), "cannot start: " + failure);
         }
         if (status == ExecStatus.COMPLETED && code > 128 && code < 128 + 65) {
             detail = "terminated by signal " + (code - 128);
@@ -115,12 +168,12 @@ final class Command implements ExecHandle {
 
     @Override
     public void writeStdin(byte[] bytes) {
-        sandbox.sendStdin(this, bytes);
+        shell.sendStdin(this, bytes);
     }
 
     @Override
     public void closeStdin() {
-        sandbox.closeStdin(this);
+        shell.closeStdin(this);
     }
 
     @Override
@@ -132,8 +185,7 @@ final class Command implements ExecHandle {
             return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new dev.sandbox4j.SandboxException(dev.sandbox4j.ErrorKind.INTERRUPTED,
-                    "interrupted while waiting for " + command(), e);
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while waiting for " + command(), e);
         }
     }
 
@@ -149,7 +201,7 @@ final class Command implements ExecHandle {
                 forcedStatus = ExecStatus.KILLED;
                 forcedDetail = "killed on request";
             }
-            sandbox.terminate(this);
+            shell.terminate(this);
         }
         return result();
     }
@@ -161,6 +213,6 @@ final class Command implements ExecHandle {
 
     @Override
     public String toString() {
-        return "Command[" + id + ", " + command() + "]";
+        return "AgentCommand[" + id + ", " + command() + "]";
     }
 }

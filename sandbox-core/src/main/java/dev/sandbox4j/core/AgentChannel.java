@@ -1,0 +1,351 @@
+package dev.sandbox4j.core;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The host's end of one agent: frames to it on one stream, frames from it on another, whatever carries them
+ * (bwrap's pipes, a container's attach stream). One reader thread demultiplexes the agent's frames to each
+ * command's {@link Events}; writers share the outgoing stream under a lock.
+ *
+ * <p>The agent's bytes are untrusted: a frame longer than {@link AgentProtocol#MAX_FRAME}, or any malformed frame,
+ * ends the channel (every command then ends too) rather than the host's memory or threads.
+ */
+public final class AgentChannel implements Closeable {
+    /** What the agent says about one command; called on the reader thread, in the agent's order. */
+    public interface Events {
+        void spawned(int pid);
+
+        void failed(String message);
+
+        void stdout(byte[] bytes);
+
+        void stderr(byte[] bytes);
+
+        /** The command ended with {@code code}; {@code oomKills} is the sandbox's OOM-kill count then, or -1. */
+        void exited(int code, long oomKills);
+
+        /** The channel ended before the command did. */
+        void lost(String why);
+    }
+
+    private final String name;
+    private final InputStream fromAgent;
+    private final DataOutputStream toAgent;
+    private final Consumer<String> onEnd;
+    private final Map<Integer, Events> commands = new ConcurrentHashMap<>();
+    private final AtomicInteger ids = new AtomicInteger();
+    private final AtomicLong lastOomKills = new AtomicLong(-1);
+    private final CompletableFuture<Integer> ready = new CompletableFuture<>();
+    private volatile String endReason;
+    private volatile boolean closed;
+
+    /**
+     * @param onEnd called once, on the reader thread, when the agent's stream ends or turns bad, with why (not
+     *              called after {@link #close()})
+     */
+    public AgentChannel(String name, InputStream fromAgent, OutputStream toAgent, Consumer<String> onEnd) {
+        this.name = name;
+        this.fromAgent = fromAgent;
+        this.toAgent = new DataOutputStream(new BufferedOutputStream(toAgent, 65536));
+        this.onEnd = onEnd;
+    }
+
+    /** Starts the reader thread. */
+    public AgentChannel start() {
+        Thread t = new Thread(this::readLoop, "sandbox4j-" + name + "-agent");
+        t.setDaemon(true);
+        t.start();
+        return this;
+    }
+
+    /**
+     * Waits for the agent's READY; an {@link IOException} saying why when it does not come in time, speaks another
+     * protocol version or the stream ends first.
+     */
+    public void awaitReady(Duration timeout) throws IOException, InterruptedException {
+        try {
+            ready.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("the agent did not report ready within " + timeout.toMillis() + " ms");
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    public boolean isReady() {
+        return ready.isDone() && !ready.isCompletedExceptionally();
+    }
+
+    /** Why the channel ended, or null while it is up. */
+    public String endReason() {
+        return endReason;
+    }
+
+    /** A fresh command id. */
+    public int newId() {
+        return ids.incrementAndGet();
+    }
+
+    /** The OOM-kill count the agent reported with its latest EXIT, or -1 (not reported). */
+    public long lastOomKills() {
+        return lastOomKills.get();
+    }
+
+    /** Registers a command and asks the agent to start it, held at its gate until {@link #go}. */
+    public void spawn(int id, List<String> argv, List<String> env, String cwd, Events events) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        payload.writeBytes(AgentProtocol.encodeStrings(argv));
+        payload.writeBytes(AgentProtocol.encodeStrings(env));
+        payload.writeBytes(AgentProtocol.encodeStrings(List.of(cwd)));
+        commands.put(id, events);
+        try {
+            send(AgentProtocol.SPAWN, id, payload.toByteArray(), true);
+        } catch (IOException e) {
+            commands.remove(id);
+            throw e;
+        }
+    }
+
+    /** Lets a spawned command run; {@code flush} false when more frames for it follow at once. */
+    public void go(int id, boolean flush) throws IOException {
+        send(AgentProtocol.GO, id, new byte[0], flush);
+    }
+
+    public void stdin(int id, byte[] bytes, int off, int len, boolean flush) throws IOException {
+        byte[] chunk = new byte[len];
+        System.arraycopy(bytes, off, chunk, 0, len);
+        send(AgentProtocol.STDIN, id, chunk, flush);
+    }
+
+    public void closeStdin(int id, boolean flush) throws IOException {
+        send(AgentProtocol.STDIN_CLOSE, id, new byte[0], flush);
+    }
+
+    /** Signals the command's whole tree: 15 (TERM) or 9 (KILL). */
+    public void signal(int id, int signal) throws IOException {
+        send(AgentProtocol.SIGNAL, id, new byte[] {(byte) signal}, true);
+    }
+
+    public void flush() throws IOException {
+        synchronized (toAgent) {
+            toAgent.flush();
+        }
+    }
+
+    /** Forgets a command (its events stop). */
+    public void forget(int id) {
+        commands.remove(id);
+    }
+
+    /** What {@link #run} returns: the exit code and the raw bytes of both streams. */
+    public record Ran(int exitCode, byte[] stdout, byte[] stderr) {
+        public String out() {
+            return new String(stdout, StandardCharsets.UTF_8);
+        }
+
+        public String err() {
+            return new String(stderr, StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * Runs a short command of the backend's own (a probe, a file operation) with no stdin: stdout goes to
+     * {@code out} when given (written on the reader thread), else is kept up to {@code cap} bytes; stderr is kept up
+     * to 64 KiB. A command that does not end within {@code timeout} is killed and a {@link TimeoutException}
+     * thrown; one whose output passes {@code cap} is killed and an {@link IOException} thrown.
+     */
+    public Ran run(List<String> argv, List<String> env, String cwd, OutputStream out, int cap, Duration timeout)
+            throws IOException, InterruptedException, TimeoutException {
+        ByteArrayOutputStream bout = new ByteArrayOutputStream();
+        ByteArrayOutputStream berr = new ByteArrayOutputStream();
+        CompletableFuture<Integer> exit = new CompletableFuture<>();
+        IOException[] failed = new IOException[1];
+        int id = newId();
+        Events events = new Events() {
+            @Override
+            public void spawned(int pid) {
+            }
+
+            @Override
+            public void failed(String message) {
+                exit.completeExceptionally(new IOException("cannot run " + argv.get(0) + ": " + message));
+            }
+
+            @Override
+            public void stdout(byte[] bytes) {
+                if (failed[0] != null) {
+                    return;
+                }
+                try {
+                    if (out != null) {
+                        out.write(bytes);
+                    } else if (bout.size() + bytes.length > cap) {
+                        failed[0] = new IOException("output over " + cap + " bytes");
+                        signal(id, 9);
+                    } else {
+                        bout.write(bytes, 0, bytes.length);
+                    }
+                } catch (IOException e) {
+                    failed[0] = e;
+                    try {
+                        signal(id, 9);
+                    } catch (IOException ignored) {
+                        // gone
+                    }
+                }
+            }
+
+            @Override
+            public void stderr(byte[] bytes) {
+                if (berr.size() < 64 * 1024) {
+                    berr.write(bytes, 0, Math.min(bytes.length, 64 * 1024 - berr.size()));
+                }
+            }
+
+            @Override
+            public void exited(int code, long oomKills) {
+                exit.complete(code);
+            }
+
+            @Override
+            public void lost(String why) {
+                exit.completeExceptionally(new IOException("the sandbox's agent is gone: " + why));
+            }
+        };
+        spawn(id, argv, env, cwd, events);
+        go(id, false);
+        closeStdin(id, true);
+        int code;
+        try {
+            code = exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            signal(id, 9);
+            forget(id);
+            throw new TimeoutException(argv.get(0) + " did not finish within " + timeout.toMillis() + " ms");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        return new Ran(code, bout.toByteArray(), berr.toByteArray());
+    }
+
+    private void send(byte type, int id, byte[] payload, boolean flush) throws IOException {
+        if (endReason != null) {
+            throw new IOException("the sandbox's agent is gone: " + endReason);
+        }
+        AgentProtocol.writeFrame(toAgent, type, id, payload, 0, payload.length, flush);
+    }
+
+    private void readLoop() {
+        String why = "the agent's channel ended";
+        DataInputStream in = new DataInputStream(new BufferedInputStream(fromAgent, 65536));
+        try {
+            for (Object[] f; (f = AgentProtocol.readFrame(in)) != null; ) {
+                byte type = (Byte) f[0];
+                int id = (Integer) f[1];
+                byte[] p = (byte[]) f[2];
+                if (type == AgentProtocol.READY) {
+                    int version = p.length == 4 ? AgentProtocol.readInt(p) : 0;
+                    if (version != AgentProtocol.VERSION) {
+                        why = "the agent speaks protocol version " + version + ", this host "
+                                + AgentProtocol.VERSION;
+                        break;
+                    }
+                    ready.complete(version);
+                    continue;
+                }
+                Events e = commands.get(id);
+                if (e == null) {
+                    continue;
+                }
+                switch (type) {
+                    case AgentProtocol.SPAWNED -> e.spawned(p.length >= 4 ? AgentProtocol.readInt(p) : -1);
+                    case AgentProtocol.FAILED -> {
+                        commands.remove(id);
+                        e.failed(new String(p, StandardCharsets.UTF_8));
+                    }
+                    case AgentProtocol.STDOUT -> e.stdout(p);
+                    case AgentProtocol.STDERR -> e.stderr(p);
+                    case AgentProtocol.EXIT -> {
+                        commands.remove(id);
+                        long oom = -1;
+                        if (p.length >= 12) {
+                            oom = ((long) AgentProtocol.readInt(java.util.Arrays.copyOfRange(p, 4, 8)) << 32)
+                                    | (AgentProtocol.readInt(java.util.Arrays.copyOfRange(p, 8, 12)) & 0xffffffffL);
+                            if (oom >= 0) {
+                                lastOomKills.accumulateAndGet(oom, Math::max);
+                            }
+                        }
+                        e.exited(p.length >= 4 ? AgentProtocol.readInt(p) : -1, oom);
+                    }
+                    default -> {
+                        // a newer agent's frame this host does not know: ignored
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            why = "the agent's channel failed: " + e.getMessage();
+        }
+        end(why);
+    }
+
+    private void end(String why) {
+        synchronized (this) {
+            if (endReason != null) {
+                return;
+            }
+            endReason = why;
+        }
+        ready.completeExceptionally(new IOException(why));
+        if (!closed) {
+            // first the backend (it may mark the commands with a better reason, or close the sandbox)
+            onEnd.accept(why);
+        }
+        for (Integer id : List.copyOf(commands.keySet())) {
+            Events e = commands.remove(id);
+            if (e != null) {
+                e.lost(why);
+            }
+        }
+    }
+
+    /** Closes the stream to the agent (the agent then kills every command and exits). */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            synchronized (toAgent) {
+                toAgent.close();
+            }
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AgentChannel[" + name + "]";
+    }
+}

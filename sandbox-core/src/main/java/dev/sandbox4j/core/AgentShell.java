@@ -1,0 +1,476 @@
+package dev.sandbox4j.core;
+
+import dev.sandbox4j.CodeRequest;
+import dev.sandbox4j.CodeResult;
+import dev.sandbox4j.CodeRunner;
+import dev.sandbox4j.CodeStatus;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ExecHandle;
+import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.FileInfo;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileType;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Shell;
+import dev.sandbox4j.Truncation;
+import dev.sandbox4j.spi.WorkspacePaths;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.stream.Collectors;
+
+/**
+ * The one implementation of {@link Shell} and {@link CodeRunner} for every backend whose sandbox runs the native
+ * agent: requests are defaulted and checked here, commands start, stream, time out and die here, over an
+ * {@link AgentChannel}. A backend supplies the channel and {@link Hooks} for what only it knows (cgroups, its
+ * OOM counter, whether it is still open).
+ *
+ * <p>Threads: {@code run} blocks its caller; output arrives on the channel's reader thread; timers of background
+ * commands run on one shared daemon thread.
+ */
+public final class AgentShell implements Shell, CodeRunner {
+    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sandbox4j-command-timer");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** What only the backend knows. */
+    public interface Hooks {
+        /** Throws {@link ErrorKind#CLOSED} when the sandbox is closed (noticing a dead jail or container). */
+        void checkOpen();
+
+        boolean closed();
+
+        SandboxInfo info();
+
+        /** Called between SPAWNED and GO with the agent's pid of the command; null, or why it must not run. */
+        default String place(int agentPid, int id) {
+            return null;
+        }
+
+        /** Whether the command has a group of its own that {@link #signalGroup} reaches. */
+        default boolean hasGroup(int id) {
+            return false;
+        }
+
+        default void signalGroup(int id, boolean kill) {
+        }
+
+        /** Drops the groups of commands that ended. */
+        default void pruneGroups(IntPredicate live) {
+        }
+
+        /** The sandbox's OOM-kill count, or -1 when unknown. */
+        default long oomKills() {
+            return -1;
+        }
+
+        /** How many forks the process limit refused so far, or -1 when unknown. */
+        default long pidsDenied() {
+            return -1;
+        }
+
+        /** Why a command that ended with 137 was killed from outside (say, its container stopped), or null. */
+        default String killedFromOutside() {
+            return null;
+        }
+    }
+
+    final String sandboxId;
+    final SandboxSpec spec;
+    final AgentChannel channel;
+    final Hooks hooks;
+    private final FileSystem files;
+    private final Set<Language> languages;
+    private final Map<Integer, AgentCommand> commands = new ConcurrentHashMap<>();
+    /** Bounds the commands alive at once: more would overrun the sandbox's process limit with gates. */
+    private final Semaphore permits;
+    private final int permitCount;
+
+    public AgentShell(String sandboxId, SandboxSpec spec, AgentChannel channel, FileSystem files,
+                      Set<Language> languages, int permits, Hooks hooks) {
+        this.sandboxId = sandboxId;
+        this.spec = spec;
+        this.channel = channel;
+        this.files = files;
+        this.languages = Set.copyOf(languages);
+        this.permitCount = permits;
+        this.permits = new Semaphore(permits, true);
+        this.hooks = hooks;
+    }
+
+    /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
+    public static int commandPermits(int maxProcesses) {
+        return maxProcesses <= 0 ? 64 : Math.max(8, Math.min(64, maxProcesses / 4));
+    }
+
+    /** Whether a command of this sandbox is still running (for the backend's group pruning and tests). */
+    public boolean isRunning(int id) {
+        return commands.containsKey(id);
+    }
+
+    // ---------------------------------------------------------------- Shell
+
+    @Override
+    public ExecResult run(ExecRequest request) {
+        hooks.checkOpen();
+        Duration timeout = request.timeout() != null ? request.timeout() : spec.commandTimeout();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long waitStart = System.nanoTime();
+        if (!acquirePermit(timeout.toMillis(), request)) {
+            return new ExecResult(ExecStatus.TIMEOUT, -1, "", "", Duration.ofNanos(System.nanoTime() - waitStart),
+                    Truncation.none(0), Truncation.none(0), "timed out after " + timeout.toMillis()
+                    + " ms waiting for one of the sandbox's " + permitCount
+                    + " command slots; the command did not start");
+        }
+        AgentCommand c = startHolding(request, null, true);
+        try {
+            if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
+                c.forcedStatus = ExecStatus.TIMEOUT;
+                c.forcedDetail = "timed out after " + timeout.toMillis() + " ms; the command's processes were killed";
+                terminate(c);
+            }
+        } catch (InterruptedException e) {
+            c.forcedStatus = ExecStatus.KILLED;
+            c.forcedDetail = "interrupted";
+            killTree(c);
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while running " + request, e);
+        }
+        return c.result();
+    }
+
+    @Override
+    public ExecHandle start(ExecRequest request, OutputListener listener) {
+        hooks.checkOpen();
+        Duration wait = request.timeout() != null ? request.timeout() : spec.commandTimeout();
+        if (!acquirePermit(wait.toMillis(), request)) {
+            throw new SandboxException(ErrorKind.TIMEOUT, "no command slot became free within " + wait.toMillis()
+                    + " ms (" + permitCount + " commands run at once per sandbox)");
+        }
+        AgentCommand c = startHolding(request, listener == null ? OutputListener.NONE : listener, false);
+        if (request.timeout() != null) {
+            TIMER.schedule(() -> {
+                if (c.isAlive()) {
+                    c.forcedStatus = ExecStatus.TIMEOUT;
+                    c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";
+                    terminate(c);
+                }
+            }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        }
+        return c;
+    }
+
+    /** Waits for a command slot (fair); false when none came within the time. */
+    private boolean acquirePermit(long millis, ExecRequest request) {
+        try {
+            boolean ok = permits.tryAcquire(Math.max(0, millis), TimeUnit.MILLISECONDS);
+            if (ok && hooks.closed()) {
+                permits.release();
+                hooks.checkOpen();
+            }
+            return ok;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while waiting to run " + request, e);
+        }
+    }
+
+    /** Starts a command holding a permit: released when the command's exit completes (or it never started). */
+    private AgentCommand startHolding(ExecRequest request, OutputListener listener, boolean closeStdin) {
+        AgentCommand[] made = new AgentCommand[1];
+        try {
+            return start(request, listener, closeStdin, made);
+        } finally {
+            AgentCommand c = made[0];
+            if (c == null) {
+                permits.release();
+            } else {
+                c.exit.whenComplete((v, t) -> permits.release());
+            }
+        }
+    }
+
+    private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
+                               AgentCommand[] made) {
+        List<String> env = new ArrayList<>();
+        Map<String, String> merged = new LinkedHashMap<>(spec.env());
+        merged.putAll(request.env());
+        merged.forEach((k, v) -> env.add(k + "=" + v));
+        String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
+        int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
+        hooks.pruneGroups(commands::containsKey);
+        AgentCommand c = new AgentCommand(this, channel.newId(), request, limit, listener);
+        commands.put(c.id, c);
+        made[0] = c;
+        try {
+            channel.spawn(c.id, request.argv(), env, cwd, c);
+        } catch (IOException e) {
+            commands.remove(c.id);
+            c.exit.complete(-1);
+            hooks.checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+        int pid;
+        try {
+            pid = c.spawned.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            killTree(c);
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while starting " + request, e);
+        } catch (Exception e) {
+            commands.remove(c.id);
+            c.exit.complete(-1);
+            hooks.checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox did not start " + request, e);
+        }
+        if (pid <= 0) {
+            hooks.checkOpen();
+            return c; // failed to start; result() reports it
+        }
+        String refused = hooks.place(pid, c.id);
+        if (refused != null) {
+            // fail closed: the gate has not let the command run; end it there
+            c.failure = refused;
+            try {
+                channel.signal(c.id, 9);
+            } catch (IOException ignored) {
+                // gone
+            }
+            return c;
+        }
+        boolean more = closeStdin || request.hasStdin();
+        try {
+            // GO and the stdin frames that follow at once go out in one write
+            channel.go(c.id, !more);
+            if (more) {
+                try {
+                    if (request.hasStdin()) {
+                        sendStdin(c, request.stdin(), false);
+                    }
+                    closeStdin(c, false);
+                } finally {
+                    channel.flush();
+                }
+            }
+        } catch (IOException e) {
+            hooks.checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+        return c;
+    }
+
+    /** The working directory: an existing directory of the workspace (checked without following links). */
+    private String cwdOf(String cwd) {
+        String normalized = WorkspacePaths.normalize(cwd);
+        if (!normalized.isEmpty()) {
+            FileInfo fi;
+            try {
+                fi = files.stat(normalized);
+            } catch (SandboxException e) {
+                // a link on the way would take the command's chdir wherever it points: that is a path error here
+                ErrorKind kind = e.kind() == ErrorKind.PERMISSION_DENIED ? ErrorKind.INVALID_PATH : e.kind();
+                throw new SandboxException(kind, "working directory '" + cwd + "': " + e.getMessage(), e);
+            }
+            if (fi.type() == FileType.SYMLINK) {
+                throw new SandboxException(ErrorKind.INVALID_PATH, "working directory '" + cwd
+                        + "' is a symbolic link; give the directory it points to (inside the workspace)");
+            }
+            if (fi.type() != FileType.DIRECTORY) {
+                throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
+                        + "' is not a directory");
+            }
+        }
+        return WorkspacePaths.absolute(normalized);
+    }
+
+    void sendStdin(AgentCommand c, byte[] bytes) {
+        hooks.checkOpen();
+        try {
+            sendStdin(c, bytes, true);
+        } catch (IOException e) {
+            hooks.checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+    }
+
+    private void sendStdin(AgentCommand c, byte[] bytes, boolean flush) throws IOException {
+        if (c.stdinClosed || c.exit.isDone()) {
+            throw new SandboxException(ErrorKind.CLOSED, "the standard input of " + c.command() + " is closed");
+        }
+        for (int off = 0; off < bytes.length; off += 1 << 20) {
+            int n = Math.min(1 << 20, bytes.length - off);
+            channel.stdin(c.id, bytes, off, n, flush);
+        }
+    }
+
+    void closeStdin(AgentCommand c) {
+        try {
+            closeStdin(c, true);
+        } catch (IOException e) {
+            hooks.checkOpen();
+            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent is gone: " + e.getMessage(), e);
+        }
+    }
+
+    private void closeStdin(AgentCommand c, boolean flush) throws IOException {
+        if (!hooks.closed() && !c.stdinClosed && !c.exit.isDone()) {
+            c.stdinClosed = true;
+            channel.closeStdin(c.id, flush);
+        }
+    }
+
+    /** The timeout ladder: TERM to the whole tree, a short grace, KILL, then a bounded wait for the exit report. */
+    void terminate(AgentCommand c) {
+        signalTree(c, false);
+        try {
+            // a short grace: the caller gets its answer within the deadline + 0.5 s
+            c.awaitExit(200);
+            // whatever ignored TERM (or left the tree) gets KILL, even when the main process already exited
+            killTree(c);
+            c.awaitExit(250);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            killTree(c);
+        }
+        if (!c.exit.isDone()) {
+            c.exit.complete(137);
+            commands.remove(c.id);
+            channel.forget(c.id);
+        }
+    }
+
+    void killTree(AgentCommand c) {
+        signalTree(c, true);
+    }
+
+    private void signalTree(AgentCommand c, boolean kill) {
+        if (hooks.hasGroup(c.id)) {
+            hooks.signalGroup(c.id, kill);
+        }
+        if (!hooks.closed()) {
+            try {
+                channel.signal(c.id, kill ? 9 : 15);
+            } catch (IOException ignored) {
+                // gone
+            }
+        }
+    }
+
+    /** Kills whatever a finished command left behind in its group (background children, a fork bomb's rest). */
+    void endLeftovers(AgentCommand c) {
+        if (c.exit.isDone() && hooks.hasGroup(c.id)) {
+            hooks.signalGroup(c.id, true);
+        }
+    }
+
+    void ended(AgentCommand c) {
+        commands.remove(c.id);
+    }
+
+    /**
+     * Ends every command with KILLED and {@code detail} (unless it already has a status): the sandbox closed or its
+     * jail or container died. Call after the channel is closed.
+     */
+    public void endAll(String detail) {
+        for (AgentCommand c : List.copyOf(commands.values())) {
+            if (c.forcedStatus == null) {
+                c.forcedStatus = ExecStatus.KILLED;
+                c.forcedDetail = detail;
+            }
+            c.spawned.complete(-1);
+            c.exit.complete(137);
+        }
+        commands.clear();
+        permits.release(1 << 20); // callers waiting for a slot wake up and get CLOSED
+    }
+
+    /** Marks the running commands KILLED with {@code detail} before the backend closes (its jail died). */
+    public void markAll(String detail) {
+        for (AgentCommand c : List.copyOf(commands.values())) {
+            if (c.forcedStatus == null) {
+                c.forcedStatus = ExecStatus.KILLED;
+                c.forcedDetail = detail;
+            }
+            c.spawned.complete(-1);
+        }
+    }
+
+    // ---------------------------------------------------------------- CodeRunner
+
+    @Override
+    public Set<Language> languages() {
+        return languages;
+    }
+
+    @Override
+    public CodeResult run(CodeRequest request) {
+        hooks.checkOpen();
+        Language lang = request.language();
+        if (!languages.contains(lang)) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "language '" + lang.id()
+                    + "' is not available in this sandbox; supported: "
+                    + languages.stream().map(Language::id).sorted().collect(Collectors.joining(", ")));
+        }
+        String interpreter = switch (lang) {
+            case PYTHON -> "python3";
+            case JAVASCRIPT -> "node";
+            case BASH -> "bash";
+        };
+        // The code never touches a file the sandbox could rewrite between write and run: it comes on stdin after a
+        // length line, `head -c` copies exactly that many bytes into a pipe, and the interpreter reads the program
+        // from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0.
+        String run = switch (lang) {
+            case PYTHON -> "python3 /dev/fd/3";
+            // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
+            case JAVASCRIPT -> "node -e 'const fs=require(\"fs\"),M=require(\"module\");"
+                    + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
+                    + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
+                    + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
+                    + "m._compile(src,m.filename)'";
+            // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
+            case BASH -> "bash -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
+        };
+        String script = "IFS= read -r n || exit 125; command -v " + interpreter + " >/dev/null 2>&1 || { echo "
+                + "'sandbox4j: " + interpreter + " not found' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
+                + run + " 3<&0 0<&4 4<&-; }";
+        byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
+        byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
+        byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] all = new byte[header.length + code.length + stdin.length];
+        System.arraycopy(header, 0, all, 0, header.length);
+        System.arraycopy(code, 0, all, header.length, code.length);
+        System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
+        ExecRequest exec = ExecRequest.argv("/bin/sh", "-c", script).withStdin(all);
+        if (request.timeout() != null) {
+            exec = exec.withTimeout(request.timeout());
+        }
+        if (request.outputLimit() > 0) {
+            exec = exec.withOutputLimit(request.outputLimit());
+        }
+        ExecResult r = run(exec);
+        if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
+                || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
+            return new CodeResult(CodeStatus.ERROR_SETUP, lang, r);
+        }
+        return CodeResult.of(lang, r);
+    }
+}
