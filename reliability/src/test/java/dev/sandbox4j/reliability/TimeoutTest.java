@@ -92,12 +92,11 @@ class TimeoutTest {
     /**
      * Issue 18.10 and issue 11: a burst of 100 concurrent `sleep 100` with 1 s timeouts. Every call says TIMEOUT,
      * local's p99 return is within the timeout + 0.5 s, and 2 s after the last call returned no sleep is left on
-     * local (one look, no polling: the kill must be done, not in progress). Local only for now: on docker this burst
-     * left 2 sleeps for more than 2 s in one run and stopped the sandbox's container in another (D-BURST-DOCKER in
-     * docs/reliability.md, open).
+     * local (one look, no polling: the kill must be done, not in progress). On docker (D-BURST-DOCKER in
+     * docs/reliability.md) the same holds since the native agent became the container's first process.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"local"})
+    @ValueSource(strings = {"local", "docker"})
     void timeoutBurstOf100LeavesNoSurvivorTwoSecondsLater(String backend) throws Exception {
         Rel.requireBackend(backend);
         Rel.warmUp(backend);

@@ -94,6 +94,9 @@ public final class AgentShell implements Shell, CodeRunner {
         }
     }
 
+    /** The code runner's wrapper's own variables (over the sandbox's base environment). */
+    private static final List<String> WRAPPER_ENV = List.of("PATH=/usr/local/bin:/usr/bin:/bin");
+
     final String sandboxId;
     final SandboxSpec spec;
     final AgentChannel channel;
@@ -131,6 +134,15 @@ public final class AgentShell implements Shell, CodeRunner {
 
     @Override
     public ExecResult run(ExecRequest request) {
+        return run(request, null);
+    }
+
+    /**
+     * Runs a request; {@code wrapperEnv} null gives the command the spec's and the request's variables, else the
+     * command gets exactly these (the code runner's wrapper, which hands the user's variables to the interpreter
+     * only).
+     */
+    private ExecResult run(ExecRequest request, List<String> wrapperEnv) {
         hooks.checkOpen();
         Duration timeout = request.timeout() != null ? request.timeout() : spec.commandTimeout();
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -141,12 +153,13 @@ public final class AgentShell implements Shell, CodeRunner {
                     + " ms waiting for one of the sandbox's " + permitCount
                     + " command slots; the command did not start");
         }
-        AgentCommand c = startHolding(request, null, true);
+        AgentCommand c = startHolding(request, null, true, wrapperEnv);
         try {
             if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
                 c.forcedStatus = ExecStatus.TIMEOUT;
-                c.forcedDetail = "timed out after " + timeout.toMillis() + " ms; the command's processes were killed";
-                terminate(c);
+                c.forcedDetail = "timed out after " + timeout.toMillis() + " ms";
+                c.forcedDetail += terminate(c) ? "; the command's processes were killed"
+                        : "; killing the process tree is still in progress";
             }
         } catch (InterruptedException e) {
             c.forcedStatus = ExecStatus.KILLED;
@@ -166,13 +179,15 @@ public final class AgentShell implements Shell, CodeRunner {
             throw new SandboxException(ErrorKind.TIMEOUT, "no command slot became free within " + wait.toMillis()
                     + " ms (" + permitCount + " commands run at once per sandbox)");
         }
-        AgentCommand c = startHolding(request, listener == null ? OutputListener.NONE : listener, false);
+        AgentCommand c = startHolding(request, listener == null ? OutputListener.NONE : listener, false, null);
         if (request.timeout() != null) {
             TIMER.schedule(() -> {
                 if (c.isAlive()) {
                     c.forcedStatus = ExecStatus.TIMEOUT;
                     c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";
-                    terminate(c);
+                    if (!terminate(c)) {
+                        c.forcedDetail += "; killing the process tree is still in progress";
+                    }
                 }
             }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -195,10 +210,11 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     /** Starts a command holding a permit: released when the command's exit completes (or it never started). */
-    private AgentCommand startHolding(ExecRequest request, OutputListener listener, boolean closeStdin) {
+    private AgentCommand startHolding(ExecRequest request, OutputListener listener, boolean closeStdin,
+                                      List<String> wrapperEnv) {
         AgentCommand[] made = new AgentCommand[1];
         try {
-            return start(request, listener, closeStdin, made);
+            return start(request, listener, closeStdin, made, wrapperEnv);
         } finally {
             AgentCommand c = made[0];
             if (c == null) {
@@ -210,11 +226,8 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
-                               AgentCommand[] made) {
-        List<String> env = new ArrayList<>();
-        Map<String, String> merged = new LinkedHashMap<>(spec.env());
-        merged.putAll(request.env());
-        merged.forEach((k, v) -> env.add(k + "=" + v));
+                               AgentCommand[] made, List<String> wrapperEnv) {
+        List<String> env = wrapperEnv != null ? wrapperEnv : userEnv(request.env());
         String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
         hooks.pruneGroups(commands::containsKey);
@@ -278,6 +291,15 @@ public final class AgentShell implements Shell, CodeRunner {
         return c;
     }
 
+    /** The spec's variables, then the request's (a later one wins), as NAME=VALUE. */
+    private List<String> userEnv(Map<String, String> requestEnv) {
+        List<String> env = new ArrayList<>();
+        Map<String, String> merged = new LinkedHashMap<>(spec.env());
+        merged.putAll(requestEnv);
+        merged.forEach((k, v) -> env.add(k + "=" + v));
+        return env;
+    }
+
     /** The working directory: an existing directory of the workspace (checked without following links). */
     private String cwdOf(String cwd) {
         String normalized = WorkspacePaths.normalize(cwd);
@@ -338,8 +360,11 @@ public final class AgentShell implements Shell, CodeRunner {
         }
     }
 
-    /** The timeout ladder: TERM to the whole tree, a short grace, KILL, then a bounded wait for the exit report. */
-    void terminate(AgentCommand c) {
+    /**
+     * The timeout ladder: TERM to the whole tree, a short grace, KILL, then a bounded wait for the exit report.
+     * Returns whether the agent confirmed the end (else the command is ended here and the kill goes on there).
+     */
+    boolean terminate(AgentCommand c) {
         signalTree(c, false);
         try {
             // a short grace: the caller gets its answer within the deadline + 0.5 s
@@ -355,7 +380,9 @@ public final class AgentShell implements Shell, CodeRunner {
             c.exit.complete(137);
             commands.remove(c.id);
             channel.forget(c.id);
+            return false;
         }
+        return true;
     }
 
     void killTree(AgentCommand c) {
@@ -437,21 +464,23 @@ public final class AgentShell implements Shell, CodeRunner {
         };
         // The code never touches a file the sandbox could rewrite between write and run: it comes on stdin after a
         // length line, `head -c` copies exactly that many bytes into a pipe, and the interpreter reads the program
-        // from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0.
+        // from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0. The wrapper runs
+        // with the base environment only, so a PATH or LD_PRELOAD the spec sets cannot hand it an impostor `head`
+        // or interpreter (found under the fixed PATH); `env` gives the user's variables to the interpreter alone.
         String run = switch (lang) {
-            case PYTHON -> "python3 /dev/fd/3";
+            case PYTHON -> "\"$p\" /dev/fd/3";
             // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
-            case JAVASCRIPT -> "node -e 'const fs=require(\"fs\"),M=require(\"module\");"
+            case JAVASCRIPT -> "\"$p\" -e 'const fs=require(\"fs\"),M=require(\"module\");"
                     + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
                     + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
                     + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
                     + "m._compile(src,m.filename)'";
             // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
-            case BASH -> "bash -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
+            case BASH -> "\"$p\" -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
         };
-        String script = "IFS= read -r n || exit 125; command -v " + interpreter + " >/dev/null 2>&1 || { echo "
+        String script = "IFS= read -r n || exit 125; p=$(command -v " + interpreter + ") || { echo "
                 + "'sandbox4j: " + interpreter + " not found' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
-                + run + " 3<&0 0<&4 4<&-; }";
+                + "exec env \"$@\" " + run + " 3<&0 0<&4 4<&-; }";
         byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
         byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
         byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
@@ -459,14 +488,16 @@ public final class AgentShell implements Shell, CodeRunner {
         System.arraycopy(header, 0, all, 0, header.length);
         System.arraycopy(code, 0, all, header.length, code.length);
         System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
-        ExecRequest exec = ExecRequest.argv("/bin/sh", "-c", script).withStdin(all);
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", script, "sandbox4j"));
+        argv.addAll(userEnv(Map.of()));
+        ExecRequest exec = ExecRequest.argv(argv).withStdin(all);
         if (request.timeout() != null) {
             exec = exec.withTimeout(request.timeout());
         }
         if (request.outputLimit() > 0) {
             exec = exec.withOutputLimit(request.outputLimit());
         }
-        ExecResult r = run(exec);
+        ExecResult r = run(exec, WRAPPER_ENV);
         if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
                 || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
             return new CodeResult(CodeStatus.ERROR_SETUP, lang, r);

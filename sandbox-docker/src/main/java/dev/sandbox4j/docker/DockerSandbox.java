@@ -472,9 +472,13 @@ final class DockerSandbox implements Sandbox {
     }
 
     void ensureOpen() {
+        String why = deathDetail;
+        if (why != null) {
+            // the container died under the sandbox: the backend failed, not the caller (open a new sandbox)
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + why);
+        }
         if (closed.get()) {
-            String why = deathDetail;
-            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed" + (why == null ? "" : ": " + why));
+            throw DockerErrors.closed(id);
         }
     }
 
@@ -527,10 +531,17 @@ final class DockerSandbox implements Sandbox {
         if (s != null) {
             s.markAll("sandbox closed");
         }
+        // EOF on the agent's stdin: it kills every command and exits, the container stops and the attach stream
+        // ends by itself; closing the stream under the engine's writer thread first would only make it fail loudly
         channel.close();
         toAgent.close();
         ResultCallback.Adapter<Frame> a = attached;
         if (a != null) {
+            try {
+                a.awaitCompletion(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             try {
                 a.close();
             } catch (IOException | RuntimeException ignored) {

@@ -3,164 +3,35 @@ package dev.sandbox4j.docker;
 import java.util.List;
 
 /**
- * The small POSIX sh scripts the backend runs inside the container, as the sandbox user, for file operations and
- * process control. User data never goes into a script's text: it travels as argv entries ({@code "$1"}) or files.
+ * The small POSIX sh scripts the backend runs inside the container through the agent, as the sandbox user, for file
+ * operations. User data never goes into a script's text: it travels as argv entries ({@code "$1"}) or files.
  */
 final class WorkspaceScripts {
     static final String WORKSPACE = "/workspace";
-    /** Private directory (on a second volume) for stdin files, code files and FIFOs. */
-    static final String RUN_DIR = "/var/sandbox4j/run";
-    static final String MARKER = "SANDBOX4J_EXEC";
 
     private WorkspaceScripts() {
     }
 
-    /** Reaper PID 1: ignores TERM/INT/HUP (and SIGKILL from inside the namespace), reaps orphans. */
-    static final String REAPER = "trap '' TERM INT HUP; while :; do sleep 1 & wait $!; done";
-
     /**
-     * The fixed environment of everything the SDK runs for itself in the container (file scripts, the killer, probes,
-     * the command wrapper before it starts the user's program): a PATH of the image's own directories, the C locale,
-     * and empty values for what a shell or the dynamic loader would otherwise take code from. The spec's and the
-     * request's environment never reach these processes; the wrapper gives it to the user's program alone.
+     * The fixed environment of everything the SDK runs for itself in the container (file scripts, probes): a PATH of
+     * the image's own directories, the C locale, and empty values for what a shell or the dynamic loader would
+     * otherwise take code from. The spec's and the request's environment never reach these processes.
      */
     static final List<String> FIXED_ENV = List.of("PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C", "HOME=/",
             "BASH_ENV=", "ENV=", "CDPATH=", "LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT=", "GLIBC_TUNABLES=");
 
-    /** The names {@link #FIXED_ENV} sets that the user's environment must not keep (the wrapper unsets them). */
-    static final String FIXED_ONLY = "LC_ALL BASH_ENV ENV CDPATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT GLIBC_TUNABLES";
-
     /**
-     * The base environment of the user's commands, before the spec's and the request's variables. It is also the
-     * container's own environment (the reaper's).
+     * The base environment of the user's commands, before the spec's and the request's variables: the container's
+     * own environment, which the agent starts every command from.
      */
     static final List<String> BASE_ENV = List.of("PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/workspace",
             "LANG=C.UTF-8", "TMPDIR=/tmp");
 
-    /**
-     * Checks the working directory $1 (its workspace-relative form in $2) and enters it; on failure prints
-     * {@code E:<marker>:<KIND>:<message>} and exits 126, which the shell turns into an exception. The directory is
-     * entered with {@code cd -P} and then checked by where the shell really is ({@code $PWD}, the physical path): a
-     * link anywhere on the way is refused with INVALID_PATH, whether it leads out of the workspace or not, and as
-     * the check is made after entering, no swap between check and use can move the command elsewhere. POSIX sh.
-     */
-    private static final String CWD = """
-            cfail() { printf 'E:%s:%s:%s\\n' "$SANDBOX4J_EXEC" "$1" "$2" >&2; exit 126; }
-            if [ -L "$1" ]; then cfail INVALID_PATH "the working directory is a symbolic link: $2"; fi
-            if [ ! -d "$1" ]; then
-              if [ -e "$1" ]; then cfail NOT_A_DIRECTORY "the working directory is not a directory: $2"; fi
-              cfail NOT_FOUND "the working directory does not exist: $2"
-            fi
-            cd -P -- "$1" 2>/dev/null || cfail PERMISSION_DENIED "cannot enter the working directory: $2"
-            case $PWD in
-              "$1") ;;
-              /workspace|/workspace/*) cfail INVALID_PATH "the working directory goes through a symbolic link: $2" ;;
-              *) cfail INVALID_PATH "the working directory leads out of the workspace through a symbolic link: $2" ;;
-            esac
-            """;
-
-    /**
-     * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process but
-     * this one whose environment carries one of the markers ({@code "$@"} after the first argument), and with the
-     * first argument 1 also every process that carries no marker at all (strays that cleared their environment).
-     * Zombies are skipped (PID 1 reaps them). Stops them first so they cannot fork while being killed, and repeats
-     * until a round finds none (at most $ROUNDS rounds). Sets {@code found[marker]} for each marker it found.
-     */
-    private static final String KILL_FN = """
-            sbx_kill() {
-              local sweep=$1 me=$$ round d p st m kv hit t pids; shift
-              for (( round = 0; round < ROUNDS; round++ )); do
-                pids=()
-                for d in /proc/[0-9]*; do
-                  p=${d#/proc/}
-                  [[ $p == 1 || $p == "$me" ]] && continue
-                  st=; read -r st 2>/dev/null < "$d/stat" || continue
-                  st=${st##*) }
-                  [[ ${st:0:1} == Z ]] && continue
-                  m=
-                  while IFS= read -r -d '' kv; do
-                    if [[ $kv == SANDBOX4J_EXEC=* ]]; then m=${kv#SANDBOX4J_EXEC=}; break; fi
-                  done 2>/dev/null < "$d/environ" || true
-                  hit=0
-                  for t in "$@"; do [[ $m == "$t" ]] && hit=1; done
-                  (( hit )) && found[$m]=1
-                  if [[ $sweep == 1 && -z $m ]]; then hit=1; fi
-                  (( hit )) && pids+=("$p")
-                done
-                (( ${#pids[@]} )) || return 0
-                kill -STOP "${pids[@]}" 2>/dev/null
-                kill -KILL "${pids[@]}" 2>/dev/null
-              done
-            }
-            declare -A found
-            """;
-
-    /**
-     * Runs a user command, as bash under {@link #FIXED_ENV}: $1 cwd, $2 its relative form, $3 the stdin file ("" for
-     * none) or, in mode bg, the FIFO {@link #BG_CHECK} made, $4 the mode (fg or bg), $5 the number N of the user's
-     * NAME=VALUE variables that follow, then the variables, then argv. The user's program gets {@link #BASE_ENV}, the
-     * spec's and the request's variables (passed as the N arguments) and the marker; the wrapper itself trusts none
-     * of them. In mode fg, when the program returns, every process still carrying this command's marker (its
-     * background children, a fork bomb) is killed before the wrapper exits with the program's status. In mode bg the
-     * wrapper becomes the program (a background command's children live until it is killed), and a helper holds the
-     * FIFO open until stdin is closed.
-     */
-    static final String WRAP = CWD + KILL_FN + """
-            in=$3 mode=$4 n=$5; shift 5
-            envs=("${@:1:n}"); shift "$n"
-            if [[ $mode == bg ]]; then
-              [[ -p $in ]] || exit 125
-              ( SANDBOX4J_EXEC=$SANDBOX4J_EXEC.stdin; export SANDBOX4J_EXEC
-                exec 3<>"$in" >/dev/null 2>&1 </dev/null; exec /bin/sleep 2147483647 ) &
-              exec 0<"$in"
-            elif [[ -n $in ]]; then exec 0<"$in"; /bin/rm -f -- "$in"
-            else exec 0</dev/null
-            fi
-            sbx_run() {
-              unset %s
-              for kv in "${envs[@]}"; do export "$kv"; done
-              exec "$@"
-            }
-            [[ $mode == bg ]] && sbx_run "$@"
-            ( sbx_run "$@" )
-            rc=$?
-            ROUNDS=50 sbx_kill 0 "$SANDBOX4J_EXEC"
-            exit $rc
-            """.formatted(FIXED_ONLY);
-
-    /**
-     * Before a background command starts: checks the working directory and creates its stdin FIFO ($3). The command's
-     * exec starts asynchronously, so a FIFO made only by {@link #WRAP} might not exist yet when the caller's first
-     * {@code writeStdin} comes; made here, it does, and the write waits in the pipe for the command.
-     */
-    static final String BG_CHECK = CWD + """
-            /usr/bin/mkfifo -m 600 -- "$3" || exit 125
-            """;
-
-    /**
-     * Kills, without forking (bash builtins only, so it works when a fork bomb holds every pid), every process whose
-     * environment carries one of the given markers ($2...), and with $1 = 1 also every process that carries no marker
-     * at all (strays that cleared their environment). Zombies are skipped (PID 1 reaps them). Stops them first so they
-     * cannot fork while being killed. Prints each given marker it found on a process, one a line: a marker not found
-     * means its command's process has not started yet (or already ended).
-     */
-    static final String KILLER = KILL_FN + """
-            sweep=$1; shift
-            ROUNDS=10 sbx_kill "$sweep" "$@"
-            (( ${#found[@]} )) && printf '%s\\n' "${!found[@]}"
-            exit 0
-            """;
-
-    /** Probe at open: languages, OOM counter, workspace writability, run dir. */
+    /** Probe at open: languages and workspace writability. */
     static final String PROBE = """
             for l in python3 node bash; do p=$(command -v "$l") && case $p in /*) echo "lang:$l:$p" ;; esac; done
             test -w /workspace && echo ws:ok
-            mkdir -p /var/sandbox4j/run 2>/dev/null; test -w /var/sandbox4j/run && echo run:ok
-            echo "oom:$(sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events 2>/dev/null | head -n1)"
             """;
-
-    static final String OOM_COUNT = "sed -n 's/^oom_kill //p' /sys/fs/cgroup/memory/memory.oom_control "
-            + "/sys/fs/cgroup/memory.events 2>/dev/null | head -n1";
 
     /** Shared functions of the file scripts: fail KIND MESSAGE, and walk REL CREATE, which sets P. */
     static final String PRELUDE = """

