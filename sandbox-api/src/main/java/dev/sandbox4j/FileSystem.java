@@ -96,7 +96,9 @@ public interface FileSystem {
      * over {@link GrepOptions#maxFileBytes()}, unreadable and special files, links (never followed), files that
      * vanished, and what the time budget did not reach are in {@link GrepResult#skipped()}, with the reason;
      * {@link GrepResult#truncated()} says the match cap was reached and {@link GrepResult#timedOut()} that the time
-     * budget was. Empty matches mean "absent" only when {@link GrepResult#isComplete()}.
+     * budget was. Empty matches mean "absent" only when {@link GrepResult#isComplete()}. Matches come in walk order
+     * (depth first, names sorted; lines in file order), so a capped search gives the same first matches on every
+     * backend.
      *
      * <p>When {@code path} names one file that cannot be searched, the call fails instead of returning nothing:
      * {@link ErrorKind#INVALID_ARGUMENT} ("... is binary ...") for a binary file, {@link ErrorKind#TOO_LARGE} over

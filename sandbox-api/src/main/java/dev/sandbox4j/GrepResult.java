@@ -7,7 +7,8 @@ import java.util.Objects;
  * What a {@link FileSystem#grep} found, and everything it did not search: an empty {@link #matches()} means "absent"
  * only when {@link #isComplete()}. Immutable.
  *
- * @param matches      the matching lines, sorted by path and line number (at most {@link GrepOptions#maxResults()})
+ * @param matches      the matching lines in walk order (depth first, names sorted) and line number (at most
+ *                     {@link GrepOptions#maxResults()})
  * @param skipped      files that were not searched (or not to the end), sorted by path, at most
  *                     {@value #MAX_SKIPPED_LISTED} of them
  * @param skippedCount how many files were skipped in all, also past the cap of {@link #skipped()}
@@ -76,7 +77,7 @@ public record GrepResult(List<GrepMatch> matches, List<Skipped> skipped, long sk
         return skippedCount == 0 && !truncated && !timedOut;
     }
 
-    /** The paths of the matches, in order, with repeats (one per matching line). */
+    /** The paths of the matches, in walk order (depth first, names sorted), with repeats (one per matching line). */
     public List<String> paths() {
         return matches.stream().map(GrepMatch::path).toList();
     }

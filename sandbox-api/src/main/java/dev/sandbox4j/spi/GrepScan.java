@@ -116,9 +116,10 @@ public final class GrepScan {
         new FileScan(path, in, probed).run();
     }
 
-    /** The result so far, matches sorted by path and line, skipped files by path. */
+    /** The result so far, matches in walk order ({@link WorkspacePaths#walkOrder}) and line, skipped files by path. */
     public GrepResult result() {
-        matches.sort(Comparator.comparing(GrepMatch::path).thenComparingInt(GrepMatch::lineNumber));
+        matches.sort(Comparator.comparing(GrepMatch::path, WorkspacePaths::walkOrder)
+                .thenComparingInt(GrepMatch::lineNumber));
         skipped.sort(Comparator.comparing(Skipped::path));
         return new GrepResult(matches, skipped, skippedCount, truncated, matcher.timedOut());
     }

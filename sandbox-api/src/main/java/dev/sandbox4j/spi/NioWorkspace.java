@@ -459,7 +459,7 @@ public final class NioWorkspace implements FileSystem {
             } catch (IOException e) {
                 throw translate(e, rel);
             }
-            files.sort((x, y) -> x.path().compareTo(y.path()));
+            files.sort((x, y) -> WorkspacePaths.walkOrder(x.path(), y.path()));
             try (ParentDir parents = new ParentDir()) {
                 for (FileInfo file : files) {
                     if (scan.truncated()) {
@@ -969,25 +969,25 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public EditResult replace(String path, String oldText, String newText) {
-        String rel = WorkspacePaths.requireNonRoot(path);
-        Arguments.textToReplace(oldText, rel);
-        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
-        String after = TextEdits.replaceUnique(rel, before, oldText, newText);
-        write(rel, after);
-        return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), 1, true);
+        return TextEdits.replace(textFile, WorkspacePaths.requireNonRoot(path), oldText, newText);
     }
 
     @Override
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
-        String rel = WorkspacePaths.requireNonRoot(path);
-        Arguments.edits(edits, rel);
-        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
-        String after = TextEdits.applyAll(rel, before, edits);
-        if (!dryRun) {
-            write(rel, after);
-        }
-        return new EditResult(rel, TextEdits.unifiedDiff(rel, before, after), edits.size(), !dryRun);
+        return TextEdits.edit(textFile, WorkspacePaths.requireNonRoot(path), edits, dryRun);
     }
+
+    private final TextEdits.TextFile textFile = new TextEdits.TextFile() {
+        @Override
+        public byte[] read(String rel) {
+            return readBytes(rel);
+        }
+
+        @Override
+        public void write(String rel, String text) {
+            NioWorkspace.this.write(rel, text);
+        }
+    };
 
     // ---------------------------------------------------------------- walking
 

@@ -104,4 +104,30 @@ public final class WorkspacePaths {
     private static String abbreviate(String path) {
         return path.length() <= 80 ? path : path.substring(0, 60) + "…(" + path.length() + " chars)";
     }
+
+    /**
+     * Walk order, the order grep reports files in on every backend: depth first, names sorted, so a directory's whole
+     * subtree comes before the names that sort after the directory's ({@code a/z.txt} before {@code a-b.txt}), as a
+     * tar of the tree lists them. Compares workspace-relative paths segment by segment.
+     */
+    public static int walkOrder(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ea = a.indexOf('/', i);
+            int eb = b.indexOf('/', j);
+            String sa = a.substring(i, ea < 0 ? a.length() : ea);
+            String sb = b.substring(j, eb < 0 ? b.length() : eb);
+            int c = sa.compareTo(sb);
+            if (c != 0) {
+                return c;
+            }
+            if (ea < 0 || eb < 0) {
+                return ea < 0 ? (eb < 0 ? 0 : -1) : 1;
+            }
+            i = ea + 1;
+            j = eb + 1;
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
+    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.SandboxException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -44,5 +45,14 @@ class WorkspacePathsTest {
         assertThatThrownBy(() -> WorkspacePaths.requireNonRoot("."))
                 .isInstanceOfSatisfying(SandboxException.class,
                         e -> assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_PATH));
+    }
+
+    @Test
+    void walkOrderIsDepthFirstWithNamesSorted() {
+        List<String> paths = new java.util.ArrayList<>(List.of("b.txt", "a.txt", "a-b.txt", "a/z.txt", "a/b/c.txt",
+                "A.txt", "a/b", "a"));
+        paths.sort(WorkspacePaths::walkOrder);
+        assertThat(paths).containsExactly("A.txt", "a", "a/b", "a/b/c.txt", "a/z.txt", "a-b.txt", "a.txt", "b.txt");
+        assertThat(WorkspacePaths.walkOrder("x/y", "x/y")).isZero();
     }
 }

@@ -438,22 +438,25 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public EditResult replace(String path, String oldText, String newText) {
-        Arguments.textToReplace(oldText, relNonRoot(path));
-        return edit(path, List.of(new Edit(oldText, newText)), false);
+        return TextEdits.replace(textFile, relNonRoot(path), oldText, newText);
     }
 
     @Override
     public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
-        String rel = relNonRoot(path);
-        Arguments.edits(edits, rel);
-        String before = TextEdits.decodeUtf8(rel, readBytes(rel));
-        String after = TextEdits.applyAll(rel, before, edits);
-        String diff = TextEdits.unifiedDiff(rel, before, after);
-        if (!dryRun && !after.equals(before)) {
-            write(rel, after);
-        }
-        return new EditResult(rel, diff, edits.size(), !dryRun);
+        return TextEdits.edit(textFile, relNonRoot(path), edits, dryRun);
     }
+
+    private final TextEdits.TextFile textFile = new TextEdits.TextFile() {
+        @Override
+        public byte[] read(String rel) {
+            return readBytes(rel);
+        }
+
+        @Override
+        public void write(String rel, String text) {
+            DockerFiles.this.write(rel, text);
+        }
+    };
 
     /** The caller's stream, read by the upload without closing it (the caller owns it). */
     private static final class NonClosing extends java.io.FilterInputStream {
