@@ -53,13 +53,7 @@ final class Rel {
         } catch (SandboxException e) {
             why = Optional.of(e.getMessage());
         }
-        if (why.isPresent()) {
-            List<String> required = Arrays.asList(System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "").split(","));
-            if (required.contains(backend)) {
-                Assertions.fail("SANDBOX4J_REQUIRE names " + backend + " but it is unavailable: " + why.get());
-            }
-            Assumptions.abort("backend " + backend + " unavailable: " + why.get());
-        }
+        dev.sandbox4j.testing.Required.orSkip(backend, why);
     }
 
     static Sandbox open(String backend, SandboxSpec spec) {

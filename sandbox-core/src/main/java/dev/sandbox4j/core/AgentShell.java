@@ -445,6 +445,7 @@ public final class AgentShell implements Shell, CodeRunner {
 
     @Override
     public Set<Language> languages() {
+        hooks.checkOpen();
         return languages;
     }
 

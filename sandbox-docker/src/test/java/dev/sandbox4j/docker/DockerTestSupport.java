@@ -22,13 +22,7 @@ final class DockerTestSupport {
         if (reason == null) {
             reason = PROVIDER.unavailableReason();
         }
-        if (reason.isPresent()) {
-            String require = System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "");
-            if (require.contains("docker")) {
-                Assertions.fail("SANDBOX4J_REQUIRE=" + require + " but Docker is unavailable: " + reason.get());
-            }
-            Assumptions.abort("Docker unavailable: " + reason.get());
-        }
+        dev.sandbox4j.testing.Required.orSkip("docker", reason);
     }
 
     /** Containers and volumes labelled as sandbox4j's and owned by this JVM, one line each. */

@@ -16,12 +16,8 @@ class LocalAgentTest {
         Optional<ProviderStatus> status = Sandboxes.providers().stream().filter(p -> p.name().equals(backend))
                 .findFirst();
         boolean available = status.map(ProviderStatus::available).orElse(false);
-        String required = System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "");
-        if (!available && required.contains(backend)) {
-            throw new AssertionError("backend " + backend + " is required (SANDBOX4J_REQUIRE) but unavailable: "
-                    + status.map(ProviderStatus::reason).orElse("not on the class path"));
-        }
-        assumeTrue(available, () -> backend + " unavailable: " + status.map(ProviderStatus::reason).orElse("absent"));
+        dev.sandbox4j.testing.Required.orSkip(backend, available ? Optional.empty()
+                : Optional.of(status.map(ProviderStatus::reason).orElse("not on the class path")));
     }
 
     @Test

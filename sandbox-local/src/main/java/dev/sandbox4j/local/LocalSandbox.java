@@ -664,6 +664,7 @@ final class LocalSandbox implements Sandbox {
 
     @Override
     public SandboxInfo info() {
+        checkOpen();
         return info;
     }
 

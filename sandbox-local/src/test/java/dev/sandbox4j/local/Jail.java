@@ -21,15 +21,7 @@ final class Jail {
     }
 
     static void assumeAvailable() {
-        Optional<String> why = PROVIDER.unavailableReason();
-        if (why.isEmpty()) {
-            return;
-        }
-        String require = System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "");
-        if (Arrays.stream(require.split(",")).map(String::trim).anyMatch("local"::equals)) {
-            Assertions.fail("SANDBOX4J_REQUIRE includes local, but it is unavailable: " + why.get());
-        }
-        Assumptions.assumeTrue(false, "local backend unavailable: " + why.get());
+        dev.sandbox4j.testing.Required.orSkip("local", PROVIDER.unavailableReason());
     }
 
     static Sandbox open() {

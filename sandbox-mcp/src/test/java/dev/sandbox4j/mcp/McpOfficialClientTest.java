@@ -44,10 +44,8 @@ class McpOfficialClientTest {
         } catch (java.io.IOException e) {
             node = false;
         }
-        if (!node && System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "").contains("node")) {
-            throw new AssertionError("node is required (SANDBOX4J_REQUIRE) but not installed");
-        }
-        assumeTrue(node, "node is not installed");
+        dev.sandbox4j.testing.Required.orSkip("node", node ? java.util.Optional.empty()
+                : java.util.Optional.of("node is not installed"));
         if (!Files.isDirectory(JS.resolve("node_modules/@modelcontextprotocol/sdk"))) {
             assertThat(run(List.of("npm", "ci", "--no-audit", "--no-fund"), JS,
                     Files.createTempFile("npm", ".txt"), 300)).as("npm ci in " + JS).isTrue();

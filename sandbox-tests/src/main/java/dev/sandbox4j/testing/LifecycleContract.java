@@ -76,6 +76,9 @@ public interface LifecycleContract extends ConformanceSupport {
         expectError(ErrorKind.CLOSED, () -> sandbox.shell().run("echo x"));
         expectError(ErrorKind.CLOSED, () -> sandbox.files().exists("f.txt"));
         expectError(ErrorKind.CLOSED, () -> sandbox.code().languages().forEach(l -> { }));
+        // the same on every backend: nothing answers after close, not even what the sandbox was
+        expectError(ErrorKind.CLOSED, sandbox::info);
+        expectError(ErrorKind.CLOSED, () -> code.languages().forEach(l -> { }));
     }
 
     @Test

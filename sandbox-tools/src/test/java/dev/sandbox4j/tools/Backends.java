@@ -17,11 +17,8 @@ final class Backends {
         Optional<ProviderStatus> status = Sandboxes.providers().stream().filter(p -> p.name().equals(backend))
                 .findFirst();
         boolean available = status.map(ProviderStatus::available).orElse(false);
-        if (!available && System.getenv().getOrDefault("SANDBOX4J_REQUIRE", "").contains(backend)) {
-            throw new AssertionError("backend " + backend + " is required (SANDBOX4J_REQUIRE) but unavailable: "
-                    + status.map(ProviderStatus::reason).orElse("not on the class path"));
-        }
-        assumeTrue(available, backend + " unavailable");
+        dev.sandbox4j.testing.Required.orSkip(backend, available ? java.util.Optional.empty()
+                : java.util.Optional.of(status.map(ProviderStatus::reason).orElse("not on the class path")));
         return Sandboxes.open(backend, SandboxSpec.defaults());
     }
 }
