@@ -69,6 +69,8 @@ public final class RelayMux implements Closeable {
     private final ArrayDeque<byte[]> data = new ArrayDeque<>();
     private final Object outbox = new Object();
     private final Object lifecycle = new Object();
+    private final java.util.concurrent.atomic.AtomicLong peakConnectionBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger peakConnections = new java.util.concurrent.atomic.AtomicInteger();
     private long lastId;
     private int port = -1;
     private boolean closed;
@@ -182,6 +184,16 @@ public final class RelayMux implements Closeable {
             }
         }
         return total;
+    }
+
+    /** The most bytes one connection has held (relay-sent, not yet credited back) since start: at most the window. */
+    long peakConnectionBytes() {
+        return peakConnectionBytes.get();
+    }
+
+    /** The most connections served at once since start. */
+    int peakConnections() {
+        return peakConnections.get();
     }
 
     /** Ends every connection and closes both streams. Idempotent. */
@@ -342,6 +354,7 @@ public final class RelayMux implements Closeable {
                 c = null;
             } else {
                 conns.put(id, c);
+                peakConnections.accumulateAndGet(conns.size(), Math::max);
             }
         }
         if (c == null) {
@@ -366,7 +379,11 @@ public final class RelayMux implements Closeable {
             }
             c.abort();
             if (mine && !c.remoteClosed) {
-                sendControl(CLOSE, c.id, null);
+                try {
+                    sendData(frameBytes(CLOSE, c.id, null, 0, 0)); // after this connection's queued DATA and EOF
+                } catch (IOException e) {
+                    // the mux is closed: nothing to tell the relay
+                }
             }
         }
     }
@@ -509,6 +526,7 @@ public final class RelayMux implements Closeable {
             if (eof || count + unacked + len > WINDOW) {
                 return false;
             }
+            peakConnectionBytes.accumulateAndGet(count + unacked + len, Math::max);
             if (inputClosed) {
                 unacked += len; // dropped, but the window must stay honest
                 return true;
