@@ -51,7 +51,7 @@ class RelayEndToEndTest {
 
     @BeforeAll
     static void startRelay() throws Exception {
-        fx = new Fixtures();
+        fx = new Fixtures(tmp);
         Path bin = tmp.resolve(AgentBinary.RELAY);
         Files.write(bin, AgentBinary.bytes(AgentBinary.RELAY));
         Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwx------"));
@@ -120,6 +120,18 @@ class RelayEndToEndTest {
     }
 
     @Test
+    void javaHttpClient_https_tunnelsThroughConnect() throws Exception {
+        HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).sslContext(fx.clientTls())
+                .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port)))
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        HttpResponse<String> r = c.send(HttpRequest.newBuilder(
+                URI.create("https://allowed.test:" + fx.httpsPort() + "/tls")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("hello over tls /tls");
+    }
+
+    @Test
     void connect_tunnelsFourMegabytesBothWaysIntact() throws Exception {
         byte[] payload = new byte[4 << 20];
         new Random(42).nextBytes(payload);
@@ -167,17 +179,20 @@ class RelayEndToEndTest {
 
     @Test
     void aClientThatVanishesMidTunnel_freesItsConnection() throws Exception {
+        // java.net.http keeps its HTTPS tunnels pooled: count relative to what is open before
+        int before = mux.openConnections();
         try (Socket s = new Socket(InetAddress.getByName("127.0.0.1"), port)) {
             s.getOutputStream().write(("CONNECT allowed.test:" + fx.echoPort() + " HTTP/1.1\r\n\r\nabc")
                     .getBytes(StandardCharsets.US_ASCII));
             assertThat(readHead(s.getInputStream())).startsWith("HTTP/1.1 200");
+            assertThat(mux.openConnections()).isEqualTo(before + 1);
             s.setSoLinger(true, 0); // reset, not a clean close
         }
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (mux.openConnections() > 0 && System.nanoTime() < deadline) {
+        while (mux.openConnections() > before && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(mux.openConnections()).isZero();
+        assertThat(mux.openConnections()).isEqualTo(before);
     }
 
     @Test
@@ -193,6 +208,9 @@ class RelayEndToEndTest {
         Result deniedTunnel = run(List.of("curl", "-sS", "--proxytunnel", "http://evil.test:" + fx.httpPort() + "/"));
         assertThat(deniedTunnel.exit).as(deniedTunnel.toString()).isNotZero();
         assertThat(deniedTunnel.err).contains("403");
+        Result tls = run(List.of("curl", "-sS", "--cacert", fx.tlsCertificate.toString(),
+                "https://allowed.test:" + fx.httpsPort() + "/curl-tls"));
+        assertThat(tls.out).as(tls.toString()).isEqualTo("hello over tls /curl-tls");
         Result literal = run(List.of("curl", "-sS", "-w", "\n%{http_code}", "http://127.0.0.1:" + fx.httpPort() + "/"));
         assertThat(literal.out).as(literal.toString()).contains("IP address").endsWith("403");
     }
