@@ -134,9 +134,10 @@ static void protocol_error(const char *what) {
 static void host_frame(int type, uint32_t id, const unsigned char *p, uint32_t len) {
     struct conn *c = find(id);
     if (c == NULL) return; /* already gone here: a frame that crossed our CLOSE */
+    if (c->host_closed) return; /* the host aborted it; frames it had queued before may still come */
     switch (type) {
     case F_DATA:
-        if (len == 0 || c->host_eof || c->host_closed) protocol_error("DATA after EOF or empty");
+        if (len == 0 || c->host_eof) protocol_error("DATA after EOF or empty");
         if (c->len + len > WINDOW) protocol_error("DATA beyond the window");
         if (c->off + c->len + len > WINDOW) {
             memmove(c->buf, c->buf + c->off, c->len);

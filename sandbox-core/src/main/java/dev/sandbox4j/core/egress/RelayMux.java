@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * as frames to the relay's stdin. The frame format is described in {@code src/main/c/sbx-relay.c}.
  *
  * <p>Every byte from the relay is treated as hostile (any process in the sandbox may try to speak for it): frame
- * lengths are bounded ({@value #MAX_PAYLOAD} bytes), ids must grow, at most {@code maxConnections} are served at once
- * (more are refused with CLOSE), each connection buffers at most its {@value #WINDOW}-byte window (DATA beyond the
+ * lengths are bounded ({@value #MAX_PAYLOAD} bytes), ids must grow, at most {@code maxConnections} handlers run at
+ * once, counted until each returns even when the relay closed its connection earlier (more are refused with CLOSE), each connection buffers at most its {@value #WINDOW}-byte window (DATA beyond the
  * credit given aborts that connection), and a malformed frame ends the whole mux ({@link #failure()} says why). The
  * reader thread never blocks on anything but the relay's stream, so a slow handler or a relay that stops reading its
  * stdin cannot stall other connections' input.
@@ -71,6 +71,7 @@ public final class RelayMux implements Closeable {
     private final Object lifecycle = new Object();
     private final java.util.concurrent.atomic.AtomicLong peakConnectionBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger peakConnections = new java.util.concurrent.atomic.AtomicInteger();
+    private int running; // handlers not yet returned (guarded by conns): what maxConnections bounds
     private long lastId;
     private int port = -1;
     private boolean closed;
@@ -138,10 +139,13 @@ public final class RelayMux implements Closeable {
         }
     }
 
-    /** Connections being served now. */
+    /**
+     * Connections being served now: handlers that have not returned, including those whose connection the relay
+     * already closed (a handler may still be finishing its upstream side; it counts until it returns).
+     */
     public int openConnections() {
         synchronized (conns) {
-            return conns.size();
+            return running;
         }
     }
 
@@ -350,11 +354,12 @@ public final class RelayMux implements Closeable {
     private void open(long id) {
         Conn c = new Conn(id);
         synchronized (conns) {
-            if (conns.size() >= maxConnections) {
+            if (running >= maxConnections) {
                 c = null;
             } else {
                 conns.put(id, c);
-                peakConnections.accumulateAndGet(conns.size(), Math::max);
+                running++;
+                peakConnections.accumulateAndGet(running, Math::max);
             }
         }
         if (c == null) {
@@ -376,6 +381,7 @@ public final class RelayMux implements Closeable {
             boolean mine;
             synchronized (conns) {
                 mine = conns.remove(c.id) == c;
+                running--;
             }
             c.abort();
             if (mine && !c.remoteClosed) {

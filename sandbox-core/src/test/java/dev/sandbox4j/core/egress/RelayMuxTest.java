@@ -131,10 +131,20 @@ class RelayMuxTest {
         Object[] f = relay.next();
         assertThat(f[0]).isEqualTo(RelayMux.CLOSE);
         assertThat(f[1]).isEqualTo(1L);
-        assertThat(mux.isClosed()).isFalse();
-        assertThat(mux.openConnections()).isEqualTo(1);
-        assertThat(mux.peakConnectionBytes()).isLessThanOrEqualTo(RelayMux.WINDOW + 1);
-        never.countDown();
+        try {
+            assertThat(mux.isClosed()).isFalse();
+            assertThat(mux.failure()).isNull();
+            assertThat(mux.peakConnectionBytes()).isLessThanOrEqualTo(RelayMux.WINDOW + 1);
+            // connection 2 is still served: its data arrives and is credited
+            relay.send(frame(RelayMux.DATA, 2, new byte[10]));
+            relay.send(frame(RelayMux.EOF, 2));
+        } finally {
+            never.countDown();
+        }
+        // both handlers return now: connection 1 was closed already, 2 gets its CLOSE
+        Object[] close2 = relay.next();
+        assertThat(close2[0]).isEqualTo(RelayMux.CLOSE);
+        assertThat(close2[1]).isEqualTo(2L);
     }
 
     @Test
@@ -216,6 +226,31 @@ class RelayMuxTest {
         assertThat(f[1]).isEqualTo(3L);
         assertThat(mux.openConnections()).isEqualTo(2);
         never.countDown();
+    }
+
+    @Test
+    void handlersStillRunningAfterTheRelayClosed_stillCountAgainstTheMaximum() throws Exception {
+        FakeRelay relay = fakeRelay();
+        CountDownLatch release = new CountDownLatch(1);
+        mux = new RelayMux(relay.muxIn, relay.muxOut, (in, out) -> {
+            try {
+                release.await(); // e.g. a proxy still waiting on its upstream after the client went away
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, 2, Duration.ofMinutes(1)).start();
+        relay.send(hello(1), frame(RelayMux.OPEN, 1), frame(RelayMux.CLOSE, 1), frame(RelayMux.OPEN, 2),
+                frame(RelayMux.CLOSE, 2), frame(RelayMux.OPEN, 3));
+        Object[] f = relay.next();
+        assertThat(f[0]).isEqualTo(RelayMux.CLOSE);
+        assertThat(f[1]).as("the third connection is refused: two handlers still run").isEqualTo(3L);
+        assertThat(mux.openConnections()).isEqualTo(2);
+        release.countDown();
+        waitUntil(() -> mux.openConnections() == 0);
+        relay.send(frame(RelayMux.OPEN, 4), frame(RelayMux.EOF, 4));
+        waitUntil(() -> mux.peakConnections() == 2 && mux.openConnections() == 0);
+        Object[] accepted = relay.next();
+        assertThat(accepted[1]).as("a later connection is served again").isEqualTo(4L);
     }
 
     @Test
