@@ -52,9 +52,15 @@ class RelayEndToEndTest {
     @BeforeAll
     static void startRelay() throws Exception {
         fx = new Fixtures(tmp);
+        // -Dsandbox4j.test.relay=/path/to/sbx-relay runs another build (e.g. with -fsanitize=address,undefined)
+        String override = System.getProperty("sandbox4j.test.relay");
         Path bin = tmp.resolve(AgentBinary.RELAY);
-        Files.write(bin, AgentBinary.bytes(AgentBinary.RELAY));
-        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwx------"));
+        if (override != null && !override.isBlank()) {
+            bin = Path.of(override);
+        } else {
+            Files.write(bin, AgentBinary.bytes(AgentBinary.RELAY));
+            Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwx------"));
+        }
         relayStderr = tmp.resolve("relay.stderr");
         relay = new ProcessBuilder(bin.toString(), "0").redirectError(relayStderr.toFile()).start();
         EgressProxy proxy = fx.proxy(fx.policy());
