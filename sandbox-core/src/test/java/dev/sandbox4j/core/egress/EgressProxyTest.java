@@ -137,6 +137,11 @@ class EgressProxyTest {
         String meta = Fixtures.exchange(openProxy.port(),
                 "GET http://169.254.169.254/latest/meta-data/ HTTP/1.1\r\nHost: 169.254.169.254\r\n\r\n");
         assertThat(meta).startsWith("HTTP/1.1 403").contains("cloud metadata");
+        for (String odd : new String[] {"[127.0.0.1]:" + fx.trapPort(), "[.127.0.0.1]:" + fx.trapPort(),
+                "[::1%25lo]:" + fx.trapPort(), "[0:0:0:0:0:ffff:7f00:1]:" + fx.trapPort()}) {
+            String r = Fixtures.exchange(openProxy.port(), "CONNECT " + odd + " HTTP/1.1\r\n\r\n");
+            assertThat(r).as(odd).matches("(?s)HTTP/1.1 40[03] .*");
+        }
         String named = Fixtures.exchange(openProxy.port(), "CONNECT anything.test:" + fx.trapPort() + " HTTP/1.1\r\n\r\n");
         assertThat(named).startsWith("HTTP/1.1 403").contains("address denied: anything.test -> 127.0.0.2");
         assertThat(fx.dialed).isEmpty();
