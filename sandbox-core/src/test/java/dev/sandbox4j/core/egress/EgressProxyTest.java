@@ -202,6 +202,43 @@ class EgressProxyTest {
         assertThat(ms).isBetween(500L, 8_000L);
     }
 
+    @Test
+    void everyDecision_isLoggedAtDebugWithHostAndVerdict() throws IOException {
+        // System.Logger goes to java.util.logging here (no other LoggerFinder on the test class path)
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(EgressProxy.class.getName());
+        java.util.List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler h = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(r.getLevel() + " " + new java.util.logging.SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Level old = jul.getLevel();
+        jul.setLevel(java.util.logging.Level.FINE);
+        jul.addHandler(h);
+        try {
+            send("CONNECT evil.test:443 HTTP/1.1\r\n\r\n");
+            send("CONNECT rebind.test:" + fx.trapPort() + " HTTP/1.1\r\n\r\n");
+            send("GET http://allowed.test:" + fx.httpPort() + "/log HTTP/1.1\r\n\r\n");
+        } finally {
+            jul.removeHandler(h);
+            jul.setLevel(old);
+        }
+        assertThat(lines).anyMatch(l -> l.startsWith("FINE egress deny CONNECT evil.test:443: domain not allowed"));
+        assertThat(lines).anyMatch(l -> l.startsWith("FINE egress deny CONNECT rebind.test:" + fx.trapPort()
+                + ": address denied"));
+        assertThat(lines).anyMatch(l -> l.equals("FINE egress allow GET allowed.test:" + fx.httpPort()
+                + " -> 127.0.0.1"));
+    }
+
     private static String readHead(InputStream in) throws IOException {
         StringBuilder sb = new StringBuilder();
         while (!sb.toString().endsWith("\r\n\r\n")) {
