@@ -114,10 +114,10 @@ public final class EgressProxy {
      */
     public void serve(InputStream in, OutputStream out) throws IOException {
         BufferedInputStream client = new BufferedInputStream(in, COPY_BUFFER);
-        ScheduledFuture<?> headDeadline = TIMER.schedule(() -> {
-            closeQuietly(in);
-            closeQuietly(out);
-        }, headTimeoutMillis, TimeUnit.MILLISECONDS);
+        // only the input is closed here: closing the output may block (a relay's credit), and this timer is shared;
+        // the read below then fails and the caller closes the rest
+        ScheduledFuture<?> headDeadline = TIMER.schedule(() -> closeQuietly(in), headTimeoutMillis,
+                TimeUnit.MILLISECONDS);
         Request request;
         try {
             request = Request.read(client);

@@ -200,7 +200,10 @@ public final class RelayMux implements Closeable {
         return peakConnections.get();
     }
 
-    /** Ends every connection and closes both streams. Idempotent. */
+    /**
+     * Ends every connection and closes both streams. Idempotent. The reader thread ends when the relay's stdout does:
+     * sbx-relay exits when its stdin ends, and a backend should still stop the relay's command when it closes.
+     */
     @Override
     public void close() {
         end(null);
@@ -231,8 +234,8 @@ public final class RelayMux implements Closeable {
             data.clear();
             outbox.notifyAll();
         }
+        EgressProxy.closeQuietly(to); // first: sbx-relay exits when its stdin ends, which ends its stdout too
         EgressProxy.closeQuietly(from);
-        EgressProxy.closeQuietly(to);
     }
 
     // ------------------------------------------------------------------ reading

@@ -254,6 +254,28 @@ class RelayMuxTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(20)
+    void aClientThatNeverFinishesItsHead_isClosedThroughTheMuxToo() throws Exception {
+        FakeRelay relay = fakeRelay();
+        EgressProxy proxy = EgressProxy.builder(dev.sandbox4j.NetworkPolicy.ALLOW_ALL)
+                .headTimeout(Duration.ofMillis(300)).resolver(host -> {
+                    throw new AssertionError("nothing to resolve");
+                }).build();
+        mux = new RelayMux(relay.muxIn, relay.muxOut, proxy::serve).start();
+        long start = System.nanoTime();
+        relay.send(hello(1), frame(RelayMux.OPEN, 1),
+                frame(RelayMux.DATA, 1, "GET http://a.test/ HTTP/1.1\r\nX-Slow: ".getBytes(StandardCharsets.US_ASCII)));
+        Object[] f = relay.next();
+        while (!f[0].equals(RelayMux.CLOSE)) {
+            assertThat(f[0]).as("no response bytes, only EOF/CLOSE").isNotEqualTo(RelayMux.DATA);
+            f = relay.next();
+        }
+        assertThat(f[1]).isEqualTo(1L);
+        assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(250),
+                TimeUnit.SECONDS.toNanos(10));
+    }
+
+    @Test
     void protocolViolations_endTheMuxWithTheReason() throws Exception {
         assertEnds("the first frame was not HELLO", frame(RelayMux.OPEN, 1));
         assertEnds("protocol 9", frame(RelayMux.HELLO, 0, new byte[] {9, 0, 1}));
