@@ -158,6 +158,9 @@ public final class EgressProxy {
         List<InetAddress> permitted = new ArrayList<>();
         String firstDenial = null;
         for (InetAddress a : addresses == null ? List.<InetAddress>of() : addresses) {
+            if (a == null) {
+                continue;
+            }
             String reason = denyList.deniedReason(a, target.port);
             if (reason == null) {
                 permitted.add(a);
