@@ -14,7 +14,7 @@ src_dir=$1
 out_dir=$2
 require_all=${3:-false}
 cflags="-static -O2 -Wall -Wextra -Werror -s"
-programs="sbx-reaper sbx-agent"
+programs="sbx-reaper sbx-agent sbx-relay"
 
 case "$(uname -m)" in
     x86_64 | amd64) host=x86_64 ;;

@@ -21,6 +21,11 @@ public final class AgentBinary {
     public static final String REAPER = "sbx-reaper";
     /** Every sandbox's first process (see {@code src/main/c/sbx-agent.c}). */
     public static final String AGENT = "sbx-agent";
+    /**
+     * The egress relay a sandbox with network runs as a long-lived command (see {@code src/main/c/sbx-relay.c} and
+     * {@link dev.sandbox4j.core.egress.RelayMux}).
+     */
+    public static final String RELAY = "sbx-relay";
 
     private static final String ROOT = "native/";
     private static final Map<String, byte[]> VERIFIED = new ConcurrentHashMap<>();

@@ -79,6 +79,18 @@ public class AgentBinaryTest {
     }
 
     @Test
+    void theRelayIsAStaticElfForBothArchitectures() throws IOException {
+        assertStaticElf(AgentBinary.bytes(AgentBinary.RELAY, "amd64"), EM_X86_64);
+        byte[] aarch64;
+        try {
+            aarch64 = AgentBinary.bytes(AgentBinary.RELAY, "aarch64");
+        } catch (IOException e) {
+            aarch64 = abort("this build has no aarch64 binaries: " + e.getMessage());
+        }
+        assertStaticElf(aarch64, EM_AARCH64);
+    }
+
+    @Test
     void theShippedBytesMatchTheirChecksum() throws IOException {
         byte[] agent = AgentBinary.bytes(AgentBinary.AGENT);
         assertThat(AgentBinary.sha256(agent)).hasSize(64);
