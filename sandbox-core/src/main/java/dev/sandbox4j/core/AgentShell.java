@@ -120,6 +120,13 @@ public final class AgentShell implements Shell, CodeRunner {
         this.hooks = hooks;
     }
 
+    /** Variables every command gets before the spec's (the egress proxy's); set once, right after open. */
+    public void setBaseEnv(List<String> env) {
+        this.baseEnv = List.copyOf(env);
+    }
+
+    private volatile List<String> baseEnv = List.of();
+
     /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
     public static int commandPermits(int maxProcesses) {
         return maxProcesses <= 0 ? 64 : Math.max(8, Math.min(64, maxProcesses / 4));
@@ -291,9 +298,9 @@ public final class AgentShell implements Shell, CodeRunner {
         return c;
     }
 
-    /** The spec's variables, then the request's (a later one wins), as NAME=VALUE. */
+    /** The backend's variables (the proxy's), then the spec's, then the request's (a later one wins), as NAME=VALUE. */
     private List<String> userEnv(Map<String, String> requestEnv) {
-        List<String> env = new ArrayList<>();
+        List<String> env = new ArrayList<>(baseEnv);
         Map<String, String> merged = new LinkedHashMap<>(spec.env());
         merged.putAll(requestEnv);
         merged.forEach((k, v) -> env.add(k + "=" + v));

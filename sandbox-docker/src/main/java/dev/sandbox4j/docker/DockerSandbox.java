@@ -23,6 +23,7 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.core.BytePipe;
 import dev.sandbox4j.spi.OutputBuffer;
@@ -87,6 +88,7 @@ final class DockerSandbox implements Sandbox {
     private final AgentChannel channel;
     private volatile AgentShell shell;
     private volatile ResultCallback.Adapter<Frame> attached;
+    private volatile AgentEgress egress;
     /** Why the sandbox closed itself (its container or agent died), or null. */
     private volatile String deathDetail;
     private SandboxInfo info;
@@ -149,7 +151,8 @@ final class DockerSandbox implements Sandbox {
         long tmp = l.tmpBytes() > 0 ? l.tmpBytes() : 256 * ResourceLimits.MIB;
         tmpfs.put("/tmp", "rw,nosuid,nodev,size=" + tmp + ",mode=1777");
         HostConfig hc = HostConfig.newHostConfig()
-                .withNetworkMode(spec.network() == NetworkPolicy.NONE ? "none" : "bridge")
+                // every policy: no network but loopback; a policy's only way out is the relay to the host's proxy
+                .withNetworkMode("none")
                 .withPrivileged(false)
                 .withCapDrop(Capability.ALL)
                 .withSecurityOpts(List.of("no-new-privileges:true", "seccomp=" + seccompProfile()))
@@ -180,9 +183,11 @@ final class DockerSandbox implements Sandbox {
         String arch = engineArchitecture();
         byte[] agent;
         byte[] reaper;
+        byte[] relay;
         try {
             agent = AgentBinary.bytes(AgentBinary.AGENT, arch);
             reaper = AgentBinary.bytes(AgentBinary.REAPER, arch);
+            relay = AgentBinary.bytes(AgentBinary.RELAY, arch);
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
                     + arch + ": " + e.getMessage());
@@ -209,7 +214,8 @@ final class DockerSandbox implements Sandbox {
         // the agent goes into the root-owned volume before the container starts; the sandbox user cannot replace it
         engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("bin", 0755, 0, null),
                 new Engine.Entry("bin/" + AgentBinary.AGENT, 0555, agent.length, () -> bytes(agent)),
-                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper))), 0, 0);
+                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper)),
+                new Engine.Entry("bin/" + AgentBinary.RELAY, 0555, relay.length, () -> bytes(relay))), 0, 0);
         attach();
         c.startContainerCmd(containerId).exec();
         channel.start();
@@ -227,6 +233,19 @@ final class DockerSandbox implements Sandbox {
         info = buildInfo(inspected);
         int permits = AgentShell.commandPermits(info.limits().maxProcesses());
         shell = new AgentShell(id, spec, channel, files, interpreters.keySet(), permits, new ContainerHooks());
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            try {
+                egress = AgentEgress.start(channel, AGENT_DIR + "/" + AgentBinary.RELAY, spec.network(),
+                        Duration.ofSeconds(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw DockerErrors.interrupted("opening a Docker sandbox");
+            } catch (IOException e) {
+                throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(),
+                        e);
+            }
+            shell.setBaseEnv(AgentEgress.env());
+        }
         for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
             files.write(f.getKey(), f.getValue());
         }
@@ -365,8 +384,10 @@ final class DockerSandbox implements Sandbox {
         if (interpreters.isEmpty()) {
             features.remove(Feature.CODE_EXECUTION);
         }
-        if (spec.network() != NetworkPolicy.NONE) {
-            details.put("networkPolicy", "allow_all (default bridge)");
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            features.remove(Feature.NETWORK_ISOLATION);
+            details.put("networkPolicy", spec.network() + " through the host's egress proxy (127.0.0.1:"
+                    + AgentEgress.PORT + " in the sandbox; loopback only otherwise)");
         }
         return new SandboxInfo(id, DockerSandboxProvider.NAME, features,
                 new ResourceLimits(mem, (int) pids, cpus, fsize, tmp), details);
@@ -533,6 +554,10 @@ final class DockerSandbox implements Sandbox {
         }
         // EOF on the agent's stdin: it kills every command and exits, the container stops and the attach stream
         // ends by itself; closing the stream under the engine's writer thread first would only make it fail loudly
+        AgentEgress relay = egress;
+        if (relay != null) {
+            relay.close();
+        }
         channel.close();
         toAgent.close();
         ResultCallback.Adapter<Frame> a = attached;

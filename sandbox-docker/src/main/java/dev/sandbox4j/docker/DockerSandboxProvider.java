@@ -1,10 +1,7 @@
 package dev.sandbox4j.docker;
 
-import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
-import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.Sandbox;
-import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.spi.SandboxProvider;
 
@@ -63,13 +60,6 @@ public final class DockerSandboxProvider implements SandboxProvider {
 
     @Override
     public Sandbox open(SandboxSpec spec) {
-        Objects.requireNonNull(spec, "spec");
-        if (spec.network().mode() == NetworkPolicy.Mode.DOMAINS) {
-            // until the egress proxy is wired in, the only network this backend has is the unfiltered bridge:
-            // refuse rather than silently widen an allow-list to everything
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "network " + spec.network()
-                    + " is not supported by the docker backend yet (only none and allow-all)");
-        }
-        return DockerSandbox.open(options, spec);
+        return DockerSandbox.open(options, Objects.requireNonNull(spec, "spec"));
     }
 }

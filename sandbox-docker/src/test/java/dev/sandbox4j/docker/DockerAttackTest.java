@@ -500,9 +500,17 @@ class DockerAttackTest {
     }
 
     @Test
-    void network_allowAllUsesBridge() {
+    void network_allowAllGoesThroughTheProxyOnly() {
         try (Sandbox b = DockerTestSupport.open(SandboxSpec.builder().network(NetworkPolicy.ALLOW_ALL).build())) {
-            assertThat(b.info().details().get("network")).isEqualTo("bridge");
+            // no bridge: the container has loopback only, its way out is the relay to the host's proxy
+            assertThat(b.info().details().get("network")).isEqualTo("none");
+            assertThat(b.info().details().get("networkPolicy")).contains("egress proxy");
+            assertThat(b.info().features()).doesNotContain(dev.sandbox4j.Feature.NETWORK_ISOLATION);
+            // the metadata address is refused by the proxy's deny-list, at once
+            ExecResult r = b.shell().run(ExecRequest.argv("python3", "-c", "import urllib.request, urllib.error\n"
+                    + "try:\n    urllib.request.urlopen('http://169.254.169.254/', timeout=10)\n    print('reached')\n"
+                    + "except urllib.error.HTTPError as e:\n    print(e.code)\n"));
+            assertThat(r.stdout()).isEqualTo("403\n");
         }
     }
 }

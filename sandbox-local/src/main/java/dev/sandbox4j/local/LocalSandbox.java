@@ -2,6 +2,7 @@ package dev.sandbox4j.local;
 
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
@@ -102,6 +103,7 @@ final class LocalSandbox implements Sandbox {
     private final AgentChannel channel;
     private final AgentShell shell;
     private volatile ScheduledFuture<?> lifetimeTask;
+    private volatile AgentEgress egress;
     /** Why the sandbox closed itself (its jail died), or null. */
     private volatile String deathDetail;
 
@@ -172,10 +174,6 @@ final class LocalSandbox implements Sandbox {
     }
 
     static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec) {
-        if (spec.network() != NetworkPolicy.NONE) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend runs without network; network "
-                    + spec.network() + " is not supported (a mediated proxy is not implemented)");
-        }
         CgroupSetting setting = CgroupSetting.get(options);
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
@@ -187,9 +185,11 @@ final class LocalSandbox implements Sandbox {
         }
         byte[] reaperBytes;
         byte[] agentBytes;
+        byte[] relayBytes;
         try {
             reaperBytes = AgentBinary.bytes(AgentBinary.REAPER);
             agentBytes = AgentBinary.bytes(AgentBinary.AGENT);
+            relayBytes = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY);
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
         }
@@ -216,8 +216,12 @@ final class LocalSandbox implements Sandbox {
             }
             Path agentDir = Files.createDirectory(ctl.resolve("agent"));
             Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            for (Map.Entry<String, byte[]> bin : Map.of(AgentBinary.REAPER, reaperBytes, AgentBinary.AGENT,
-                    agentBytes).entrySet()) {
+            Map<String, byte[]> binaries = new LinkedHashMap<>(Map.of(AgentBinary.REAPER, reaperBytes,
+                    AgentBinary.AGENT, agentBytes));
+            if (relayBytes != null) {
+                binaries.put(AgentBinary.RELAY, relayBytes);
+            }
+            for (Map.Entry<String, byte[]> bin : binaries.entrySet()) {
                 Path file = agentDir.resolve(bin.getKey());
                 Files.write(file, bin.getValue());
                 Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-xr-xr-x"));
@@ -306,7 +310,7 @@ final class LocalSandbox implements Sandbox {
             }
 
             Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
-                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION,
+                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION,
                     Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
             if (inForce.memoryBytes() > 0) {
                 features.add(Feature.MEMORY_LIMIT);
@@ -332,12 +336,19 @@ final class LocalSandbox implements Sandbox {
             }
             details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
             details.put("workspace", ws.toString());
+            if (spec.network().mode() == NetworkPolicy.Mode.NONE) {
+                features.add(Feature.NETWORK_ISOLATION);
+            } else {
+                details.put("network", spec.network() + " through the host's egress proxy (127.0.0.1:"
+                        + AgentEgress.PORT + " in the sandbox; loopback only otherwise)");
+            }
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, uid, gid, jail, info);
             OPEN.add(sandbox);
             sandbox.startReaders();
             sandbox.awaitReady();
             try {
+                sandbox.startEgress();
                 for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
                     sandbox.files.write(f.getKey(), f.getValue());
                 }
@@ -526,6 +537,23 @@ final class LocalSandbox implements Sandbox {
         }, "sandbox4j-" + id + "-stderr");
         e.setDaemon(true);
         e.start();
+    }
+
+    /** With a network policy, the relay to the host's egress proxy (the jail's network has loopback only). */
+    private void startEgress() {
+        if (spec.network().mode() == NetworkPolicy.Mode.NONE) {
+            return;
+        }
+        try {
+            egress = AgentEgress.start(channel, "/opt/sandbox4j/" + AgentBinary.RELAY, spec.network(),
+                    Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
+        }
+        shell.setBaseEnv(AgentEgress.env());
     }
 
     private void awaitReady() {
@@ -731,6 +759,10 @@ final class LocalSandbox implements Sandbox {
             t.cancel(false);
         }
         shell.markAll("sandbox closed");
+        AgentEgress relay = egress;
+        if (relay != null) {
+            relay.close();
+        }
         channel.close();
         cgroups.destroy();
         jail.destroyForcibly();

@@ -26,6 +26,16 @@ class LocalConformanceTest implements SandboxConformance {
         public List<String> leaks() {
             return Jail.leaks();
         }
+
+        @Override
+        public AutoCloseable egressForTests(java.util.function.Function<String, java.net.InetAddress> resolver,
+                                            java.net.InetSocketAddress... exempt) {
+            dev.sandbox4j.core.AgentEgress.overrideProxyForTests(policy -> dev.sandbox4j.core.egress.EgressProxy
+                    .builder(policy).resolver(name -> java.util.List.of(resolver.apply(name)))
+                    .denyList(dev.sandbox4j.core.egress.AddressDenyList.standard().exemptingForTests(exempt))
+                    .build());
+            return () -> dev.sandbox4j.core.AgentEgress.overrideProxyForTests(null);
+        }
     }
 
     @Override

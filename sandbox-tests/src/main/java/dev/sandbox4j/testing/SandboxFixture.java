@@ -1,5 +1,10 @@
 package dev.sandbox4j.testing;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.function.Function;
+import org.junit.jupiter.api.Assumptions;
+
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
@@ -24,5 +29,15 @@ public interface SandboxFixture {
      */
     default List<String> leaks() {
         return List.of();
+    }
+
+    /**
+     * For {@link NetworkPolicyContract}: makes sandboxes opened until the returned handle is closed resolve names
+     * outside the sandbox as the test says (the kit's loopback fixtures stand in for the internet) and exempt exactly
+     * {@code exempt} from the address deny-list. Backends without a network policy leave the default, which skips
+     * those tests.
+     */
+    default AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
+        return Assumptions.abort("this backend has no network policy to test");
     }
 }
