@@ -1,0 +1,132 @@
+package dev.sandbox4j;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The public API of sandbox-api, rendered as text and compared with the checked-in {@code api/sandbox-api.txt}: no
+ * public type, method, constructor or constant changes without that file changing in the same commit, where a
+ * reviewer sees it. After an intended change: {@code mvn -pl sandbox-api test -Dtest=ApiDumpTest
+ * -Dsandbox4j.api.update=true}, then review and commit the file.
+ */
+class ApiDumpTest {
+    private static final Path DUMP = Path.of("api/sandbox-api.txt");
+
+    @Test
+    void publicApi_matchesTheCheckedInDump() throws Exception {
+        String now = dump();
+        if (Boolean.getBoolean("sandbox4j.api.update")) {
+            Files.createDirectories(DUMP.getParent());
+            Files.writeString(DUMP, now, StandardCharsets.UTF_8);
+        }
+        assertThat(DUMP).as("the checked-in API dump (run with -Dsandbox4j.api.update=true to write it)").exists();
+        String before = Files.readString(DUMP, StandardCharsets.UTF_8);
+        assertThat(now).as("the public API changed: review the difference, then update " + DUMP
+                + " (-Dsandbox4j.api.update=true)").isEqualTo(before);
+    }
+
+    @Test
+    void theApiPackageHasAtMostItsBudgetOfPublicTypes() throws Exception {
+        // a ratchet on what applications see (nested types included; the spi package, for backends, apart): it may
+        // shrink toward issue 19's 30, never grow unnoticed
+        long types = publicTypes().stream().filter(c -> c.getPackageName().equals("dev.sandbox4j")).count();
+        System.out.println("[api] public types in dev.sandbox4j: " + types);
+        assertThat(types).isLessThanOrEqualTo(36);
+    }
+
+    private static String dump() throws Exception {
+        StringBuilder b = new StringBuilder();
+        for (Class<?> c : publicTypes()) {
+            b.append(header(c)).append('\n');
+            List<String> members = new ArrayList<>();
+            for (Field f : c.getDeclaredFields()) {
+                if (isApi(f.getModifiers(), c)) {
+                    members.add("  " + mods(f.getModifiers()) + f.getGenericType().getTypeName() + " " + f.getName());
+                }
+            }
+            for (Constructor<?> k : c.getDeclaredConstructors()) {
+                if (isApi(k.getModifiers(), c)) {
+                    members.add("  " + mods(k.getModifiers()) + "<init>" + params(k));
+                }
+            }
+            for (Method m : c.getDeclaredMethods()) {
+                if (isApi(m.getModifiers(), c) && !m.isSynthetic() && !m.isBridge()) {
+                    members.add("  " + mods(m.getModifiers()) + (m.isDefault() ? "default " : "")
+                            + m.getGenericReturnType().getTypeName() + " " + m.getName() + params(m));
+                }
+            }
+            members.stream().sorted().forEach(s -> b.append(s).append('\n'));
+        }
+        return b.toString();
+    }
+
+    private static String header(Class<?> c) {
+        String kind = c.isAnnotation() ? "@interface" : c.isInterface() ? "interface" : c.isEnum() ? "enum"
+                : c.isRecord() ? "record" : "class";
+        String sup = c.getGenericSuperclass() == null || c.getSuperclass() == Object.class
+                || c.isEnum() || c.isRecord() ? "" : " extends " + c.getGenericSuperclass().getTypeName();
+        String ifs = c.getGenericInterfaces().length == 0 ? "" : (c.isInterface() ? " extends " : " implements ")
+                + Arrays.stream(c.getGenericInterfaces()).map(t -> t.getTypeName()).collect(Collectors.joining(", "));
+        return mods(c.getModifiers() & ~Modifier.INTERFACE & ~Modifier.ABSTRACT
+                | (c.isInterface() ? 0 : c.getModifiers() & Modifier.ABSTRACT)) + kind + " " + c.getName() + sup + ifs;
+    }
+
+    private static boolean isApi(int mods, Class<?> owner) {
+        return Modifier.isPublic(mods) || (Modifier.isProtected(mods) && !Modifier.isFinal(owner.getModifiers()));
+    }
+
+    private static String mods(int m) {
+        String s = Modifier.toString(m & (Modifier.PUBLIC | Modifier.PROTECTED | Modifier.STATIC | Modifier.FINAL
+                | Modifier.ABSTRACT));
+        return s.isEmpty() ? "" : s + " ";
+    }
+
+    private static String params(Executable e) {
+        return Arrays.stream(e.getGenericParameterTypes()).map(t -> t.getTypeName())
+                .collect(Collectors.joining(", ", "(", ")"))
+                + (e.getExceptionTypes().length == 0 ? "" : " throws " + Arrays.stream(e.getExceptionTypes())
+                .map(Class::getName).sorted().collect(Collectors.joining(", ")));
+    }
+
+    /** Public types (top-level and nested, reachable from outside) of sandbox-api, sorted by name. */
+    private static List<Class<?>> publicTypes() throws IOException, ClassNotFoundException {
+        Path classes = Path.of("target/classes");
+        TreeSet<String> names = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(classes)) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".class")).collect(Collectors.toList())) {
+                String rel = classes.relativize(p).toString();
+                if (!rel.endsWith("package-info.class") && !rel.endsWith("module-info.class")) {
+                    names.add(rel.substring(0, rel.length() - 6).replace('/', '.'));
+                }
+            }
+        }
+        List<Class<?>> out = new ArrayList<>();
+        for (String n : names) {
+            Class<?> c = Class.forName(n, false, ApiDumpTest.class.getClassLoader());
+            boolean visible = true;
+            for (Class<?> k = c; k != null; k = k.getDeclaringClass()) {
+                visible &= Modifier.isPublic(k.getModifiers()) && !k.isAnonymousClass() && !k.isLocalClass();
+            }
+            if (visible) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+}

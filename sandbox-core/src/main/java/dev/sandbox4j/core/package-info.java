@@ -1,0 +1,14 @@
+/**
+ * Internal to sandbox4j's backends, no compatibility promise (like OkHttp's {@code internal}): what local and docker
+ * share. The native agent ({@code src/main/c}, {@link dev.sandbox4j.core.AgentBinary}) is every sandbox's first
+ * process; {@link dev.sandbox4j.core.AgentChannel} speaks its protocol ({@link dev.sandbox4j.core.AgentProtocol}) over
+ * whatever the backend offers (bwrap's pipes, a container's attach stream); {@link dev.sandbox4j.core.AgentShell} is
+ * the one Shell and CodeRunner (defaults, cwd checks, timeouts, tree kill, output caps);
+ * {@link dev.sandbox4j.core.AgentEgress} the one network way out.
+ *
+ * <p>Flow: a backend opens its jail or container with the agent in it, builds an AgentChannel on its streams and an
+ * AgentShell with {@link dev.sandbox4j.core.AgentShell.Hooks} for what only it knows (cgroups, OOM counts, whether it
+ * is open). Threads: one reader thread per channel delivers every command's output and exit; callers block on
+ * futures; one shared daemon timer ends background commands at their timeout.
+ */
+package dev.sandbox4j.core;
