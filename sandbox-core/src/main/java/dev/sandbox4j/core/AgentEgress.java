@@ -1,11 +1,14 @@
 package dev.sandbox4j.core;
 
 import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.core.egress.AddressDenyList;
 import dev.sandbox4j.core.egress.EgressProxy;
 import dev.sandbox4j.core.egress.RelayMux;
 import dev.sandbox4j.spi.OutputBuffer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -48,6 +51,16 @@ public final class AgentEgress implements AutoCloseable {
      */
     public static void overrideProxyForTests(Function<NetworkPolicy, EgressProxy> proxyFactory) {
         factory = proxyFactory == null ? EgressProxy::of : proxyFactory;
+    }
+
+    /**
+     * For backends' conformance tests: until the returned handle is closed, names resolve through {@code resolver}
+     * and exactly {@code exempt} pass the address deny-list (the kit's loopback fixtures stand in for the internet).
+     */
+    public static AutoCloseable overrideForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
+        overrideProxyForTests(policy -> EgressProxy.builder(policy).resolver(name -> List.of(resolver.apply(name)))
+                .denyList(AddressDenyList.standard().exemptingForTests(exempt)).build());
+        return () -> overrideProxyForTests(null);
     }
 
     /**

@@ -38,11 +38,7 @@ class DockerConformanceTest implements SandboxConformance {
         @Override
         public AutoCloseable egressForTests(java.util.function.Function<String, java.net.InetAddress> resolver,
                                             java.net.InetSocketAddress... exempt) {
-            dev.sandbox4j.core.AgentEgress.overrideProxyForTests(policy -> dev.sandbox4j.core.egress.EgressProxy
-                    .builder(policy).resolver(name -> java.util.List.of(resolver.apply(name)))
-                    .denyList(dev.sandbox4j.core.egress.AddressDenyList.standard().exemptingForTests(exempt))
-                    .build());
-            return () -> dev.sandbox4j.core.AgentEgress.overrideProxyForTests(null);
+            return dev.sandbox4j.core.AgentEgress.overrideForTests(resolver, exempt);
         }
     }
 }
