@@ -170,15 +170,18 @@ public final class AgentChannel implements Closeable {
 
     /**
      * Runs a short command of the backend's own (a probe, a file operation) with no stdin: stdout goes to
-     * {@code out} when given (written on the reader thread), else is kept up to {@code cap} bytes; stderr is kept up
-     * to 64 KiB. A command that does not end within {@code timeout} is killed and a {@link TimeoutException}
-     * thrown; one whose output passes {@code cap} is killed and an {@link IOException} thrown.
+     * {@code out} when given, else is kept up to {@code cap} bytes; stderr is kept up to 64 KiB. {@code out} is
+     * written on the calling thread, never on the reader thread, so it may itself use the sandbox (up to
+     * {@value #STREAM_BUFFER} bytes of output wait for it meanwhile). A command that does not end within
+     * {@code timeout} is killed and a {@link TimeoutException} thrown; one whose kept output passes {@code cap} is
+     * killed and an {@link IOException} thrown.
      */
     public Ran run(List<String> argv, List<String> env, String cwd, OutputStream out, int cap, Duration timeout)
             throws IOException, InterruptedException, TimeoutException {
         ByteArrayOutputStream bout = new ByteArrayOutputStream();
         ByteArrayOutputStream berr = new ByteArrayOutputStream();
         CompletableFuture<Integer> exit = new CompletableFuture<>();
+        BytePipe streamed = out == null ? null : new BytePipe(STREAM_BUFFER);
         IOException[] failed = new IOException[1];
         int id = newId();
         Events events = new Events() {
@@ -189,55 +192,84 @@ public final class AgentChannel implements Closeable {
             @Override
             public void failed(String message) {
                 exit.completeExceptionally(new IOException("cannot run " + argv.get(0) + ": " + message));
+                end();
             }
 
             @Override
             public void stdout(byte[] bytes) {
-                if (failed[0] != null) {
-                    return;
-                }
-                try {
-                    if (out != null) {
-                        out.write(bytes);
-                    } else if (bout.size() + bytes.length > cap) {
-                        failed[0] = new IOException("output over " + cap + " bytes");
-                        signal(id, 9);
-                    } else {
-                        bout.write(bytes, 0, bytes.length);
+                if (streamed != null) {
+                    try {
+                        streamed.out.write(bytes);
+                    } catch (IOException e) {
+                        // the caller stopped reading (its sink failed): the command is being killed
                     }
-                } catch (IOException e) {
-                    failed[0] = e;
+                } else if (failed[0] == null && bout.size() + bytes.length > cap) {
+                    failed[0] = new IOException("output over " + cap + " bytes");
                     try {
                         signal(id, 9);
                     } catch (IOException ignored) {
                         // gone
                     }
+                } else if (failed[0] == null) {
+                    bout.write(bytes, 0, bytes.length);
                 }
             }
 
             @Override
             public void stderr(byte[] bytes) {
-                if (berr.size() < 64 * 1024) {
-                    berr.write(bytes, 0, Math.min(bytes.length, 64 * 1024 - berr.size()));
+                synchronized (berr) {
+                    if (berr.size() < 64 * 1024) {
+                        berr.write(bytes, 0, Math.min(bytes.length, 64 * 1024 - berr.size()));
+                    }
                 }
             }
 
             @Override
             public void exited(int code, long oomKills) {
+                end();
                 exit.complete(code);
             }
 
             @Override
             public void lost(String why) {
+                end();
                 exit.completeExceptionally(new IOException("the sandbox's agent is gone: " + why));
+            }
+
+            private void end() {
+                if (streamed != null) {
+                    streamed.finish();
+                }
             }
         };
         spawn(id, argv, env, cwd, events);
         go(id, false);
         closeStdin(id, true);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        if (streamed != null) {
+            // the copy below blocks on the pipe: the shared timer ends it at the deadline
+            java.util.concurrent.ScheduledFuture<?> stop = AgentShell.TIMER.schedule(() -> {
+                if (!exit.isDone()) {
+                    streamed.close();
+                }
+            }, timeout.toMillis(), TimeUnit.MILLISECONDS);
+            try {
+                byte[] buf = new byte[65536];
+                for (int n; (n = streamed.in.read(buf, 0, buf.length)) >= 0; ) {
+                    out.write(buf, 0, n);
+                }
+            } catch (IOException e) {
+                streamed.close();
+                signal(id, 9);
+                forget(id);
+                throw e;
+            } finally {
+                stop.cancel(false);
+            }
+        }
         int code;
         try {
-            code = exit.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            code = exit.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             signal(id, 9);
             forget(id);
@@ -248,8 +280,13 @@ public final class AgentChannel implements Closeable {
         if (failed[0] != null) {
             throw failed[0];
         }
-        return new Ran(code, bout.toByteArray(), berr.toByteArray());
+        synchronized (berr) {
+            return new Ran(code, bout.toByteArray(), berr.toByteArray());
+        }
     }
+
+    /** Output a streaming {@link #run} keeps for its caller's sink (beyond it, the reader thread waits). */
+    static final int STREAM_BUFFER = 4 << 20;
 
     private void send(byte type, int id, byte[] payload, boolean flush) throws IOException {
         if (endReason != null) {

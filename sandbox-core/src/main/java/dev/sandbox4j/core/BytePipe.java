@@ -16,6 +16,7 @@ public final class BytePipe {
     private int head;
     private int size;
     private boolean closed;
+    private boolean finished;
 
     public BytePipe(int capacity) {
         this.buf = new byte[capacity];
@@ -36,7 +37,7 @@ public final class BytePipe {
                 return 0;
             }
             synchronized (BytePipe.this) {
-                while (size == 0 && !closed) {
+                while (size == 0 && !closed && !finished) {
                     waitQuietly();
                 }
                 if (size == 0) {
@@ -101,6 +102,15 @@ public final class BytePipe {
             BytePipe.this.close();
         }
     };
+
+    /**
+     * Ends the writing side only: the reader gets what was written, then end of stream; a writer blocked on a full
+     * pipe is not released (use {@link #close()} for that).
+     */
+    public synchronized void finish() {
+        finished = true;
+        notifyAll();
+    }
 
     /** Ends the pipe for both sides. */
     public synchronized void close() {
