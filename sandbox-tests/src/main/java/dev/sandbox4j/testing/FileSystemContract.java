@@ -174,6 +174,37 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     }
 
     @Test
+    default void readToUnchanged_stableFile_streamsIt_changedWhileStreaming_failsConflict(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String text = "line of a stable file\n".repeat(10_000);
+        fs.write("stable.txt", text);
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        FileInfo info = fs.readToUnchanged("stable.txt", whole);
+        assertThat(whole.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(text);
+        assertThat(info.size()).isEqualTo(220_000);
+
+        fs.write("moving.txt", text);
+        ByteArrayOutputStream changing = new ByteArrayOutputStream() {
+            private boolean appended;
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                if (!appended) {
+                    appended = true;
+                    fs.append("moving.txt", "written while it was read\n");
+                }
+                super.write(b, off, len);
+            }
+        };
+        SandboxException e = expectError(ErrorKind.CONFLICT, () -> fs.readToUnchanged("moving.txt", changing));
+        assertThat(e.getMessage()).contains("moving.txt", "changed while it was being read");
+        assertThat(e.retryable()).isTrue();
+        expectError(ErrorKind.NOT_FOUND, () -> fs.readToUnchanged("absent.txt", new ByteArrayOutputStream()));
+        fs.mkdirs("dir");
+        expectError(ErrorKind.IS_A_DIRECTORY, () -> fs.readToUnchanged("dir", new ByteArrayOutputStream()));
+    }
+
+    @Test
     default void readText_overMaxReadBytes_failsTooLarge(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         long size = FileSystem.MAX_READ_BYTES + 1L;

@@ -185,7 +185,8 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.UNSUPPORTED,         // ShellContract.start_withoutBackgroundProcesses_failsUnsupported
                 ErrorKind.CLOSED,              // anyCall_closedSandbox_failsClosed (files, shell, code)
                 ErrorKind.INTERRUPTED,         // ShellContract.run_callerInterrupted_... (SHELL)
-                ErrorKind.IO_ERROR);           // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
+                ErrorKind.IO_ERROR,            // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
+                ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_..._changedWhileStreaming_...
         EnumSet<ErrorKind> explained = EnumSet.of(
                 // A blocking call other than a command running out of time: no API call blocks on demand.
                 ErrorKind.TIMEOUT,
