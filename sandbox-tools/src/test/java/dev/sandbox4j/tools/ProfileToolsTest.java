@@ -174,6 +174,42 @@ class ProfileToolsTest {
         }
     }
 
+    /** A sandbox whose file system lets {@code readTo} stream, then changes the file, as a writer racing a download. */
+    static dev.sandbox4j.Sandbox racingWrites(MemorySandbox memory) {
+        dev.sandbox4j.FileSystem real = memory.files();
+        dev.sandbox4j.FileSystem racing = (dev.sandbox4j.FileSystem) java.lang.reflect.Proxy.newProxyInstance(
+                ProfileToolsTest.class.getClassLoader(), new Class<?>[] {dev.sandbox4j.FileSystem.class},
+                (proxy, method, args) -> {
+                    if (method.isDefault()) {
+                        return java.lang.reflect.InvocationHandler.invokeDefault(proxy, method, args);
+                    }
+                    Object r = method.invoke(real, args);
+                    if (method.getName().equals("readTo")) {
+                        real.append((String) args[0], "written during the transfer\n");
+                    }
+                    return r;
+                });
+        return (dev.sandbox4j.Sandbox) java.lang.reflect.Proxy.newProxyInstance(
+                ProfileToolsTest.class.getClassLoader(), new Class<?>[] {dev.sandbox4j.Sandbox.class},
+                (proxy, method, args) -> method.getName().equals("files") ? racing : method.invoke(memory, args));
+    }
+
+    @Test
+    void aioDownload_fileChangedDuringTheTransfer_conflictUnlessIgnored() {
+        try (MemorySandbox memory = MemorySandbox.open()) {
+            memory.files().write("log.txt", "first\n");
+            SandboxTools t = new SandboxTools(racingWrites(memory), ToolConfig.builder().profile("aio").build());
+            ToolResult abort = t.call("file_download", Map.of("path", "log.txt"));
+            assertThat(abort.fields()).containsEntry("success", false).containsEntry("error_type", "conflict")
+                    .containsEntry("retryable", true).containsKey("errno");
+            assertThat((String) abort.get("message")).contains("log.txt", "changed while it was being read");
+            ToolResult ignore = t.call("file_download", Map.of("path", "log.txt", "change_policy", "ignore"));
+            assertThat(ignore.success()).isTrue();
+            assertThat(new String(Base64.getDecoder().decode((String) ignore.get("content")),
+                    StandardCharsets.UTF_8)).startsWith("first\nwritten during the transfer\n");
+        }
+    }
+
     @Test
     void aio_fileApi() {
         try (MemorySandbox sandbox = MemorySandbox.open()) {
