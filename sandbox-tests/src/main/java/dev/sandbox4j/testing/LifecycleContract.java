@@ -186,7 +186,7 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.CLOSED,              // anyCall_closedSandbox_failsClosed (files, shell, code)
                 ErrorKind.INTERRUPTED,         // ShellContract.run_callerInterrupted_... (SHELL)
                 ErrorKind.IO_ERROR,            // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
-                ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_..._changedWhileStreaming_...
+                ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_*WhileStreaming_failsConflict
         EnumSet<ErrorKind> explained = EnumSet.of(
                 // A blocking call other than a command running out of time: no API call blocks on demand.
                 ErrorKind.TIMEOUT,
