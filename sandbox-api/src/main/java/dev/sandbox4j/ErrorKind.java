@@ -35,6 +35,11 @@ public enum ErrorKind {
     NO_MATCH(false),
     /** {@code replace} or {@code edit} found the text to replace more than once. */
     AMBIGUOUS_MATCH(false),
+    /**
+     * The file changed while it was being read by a call that checks it did not
+     * ({@link FileSystem#readToUnchanged}); reading it again once it is stable may succeed.
+     */
+    CONFLICT(true),
     /** The language is unknown or its runtime is not present in this sandbox. */
     UNSUPPORTED_LANGUAGE(false),
     /** The backend does not offer this feature (see {@link SandboxInfo#features()}). */

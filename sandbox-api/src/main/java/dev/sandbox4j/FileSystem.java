@@ -50,6 +50,40 @@ public interface FileSystem {
     /** Streams a file of any size into {@code sink}; the sink is not closed. */
     void readTo(String path, OutputStream sink);
 
+    /**
+     * Streams a file like {@link #readTo} and fails with {@link ErrorKind#CONFLICT} when it changed while streaming:
+     * its type, size or modification time after the transfer differ from before (a download with a change check,
+     * like AIO's {@code change_policy=abort}). The sink may then hold a mix of old and new bytes: discard it. A change
+     * that keeps the size and lands within the file system's timestamp granularity is not seen. The default
+     * implementation is generic, on top of {@link #stat} and {@link #readTo}.
+     *
+     * @return the file as it was before and after the transfer
+     */
+    default FileInfo readToUnchanged(String path, OutputStream sink) {
+        FileInfo before = stat(path);
+        if (before.type() != FileType.FILE) {
+            throw new SandboxException(before.isDirectory() ? ErrorKind.IS_A_DIRECTORY : ErrorKind.PERMISSION_DENIED,
+                    path + " is not a regular file");
+        }
+        readTo(path, sink);
+        FileInfo after;
+        try {
+            after = stat(path);
+        } catch (SandboxException e) {
+            if (e.kind() != ErrorKind.NOT_FOUND) {
+                throw e;
+            }
+            throw new SandboxException(ErrorKind.CONFLICT, path + " was removed while it was being read", e);
+        }
+        if (after.type() != before.type() || after.size() != before.size()
+                || !after.modified().equals(before.modified())) {
+            throw new SandboxException(ErrorKind.CONFLICT, path + " changed while it was being read (size "
+                    + before.size() + " -> " + after.size() + ", modified " + before.modified() + " -> "
+                    + after.modified() + "); read it again once it is stable");
+        }
+        return after;
+    }
+
     /** Writes a file as UTF-8, replacing it atomically; parent directories are created. */
     void write(String path, String text);
 

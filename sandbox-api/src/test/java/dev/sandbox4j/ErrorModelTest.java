@@ -24,7 +24,8 @@ class ErrorModelTest {
     @Test
     void retryable_onlyForTransientKinds_overridablePerException() {
         assertThat(Arrays.stream(ErrorKind.values()).filter(ErrorKind::retryable))
-                .containsExactlyInAnyOrder(ErrorKind.TIMEOUT, ErrorKind.BACKEND_UNAVAILABLE, ErrorKind.IO_ERROR);
+                .containsExactlyInAnyOrder(ErrorKind.TIMEOUT, ErrorKind.BACKEND_UNAVAILABLE, ErrorKind.IO_ERROR,
+                        ErrorKind.CONFLICT);
         assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "engine down").retryable()).isTrue();
         assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no bwrap", null, false).retryable()).isFalse();
         assertThat(new SandboxException(ErrorKind.NOT_FOUND, "x").toString()).isEqualTo("SandboxException[not_found]: x");

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonArraySchema;
 import dev.langchain4j.model.chat.request.json.JsonBooleanSchema;
+import dev.langchain4j.model.chat.request.json.JsonEnumSchema;
 import dev.langchain4j.model.chat.request.json.JsonIntegerSchema;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchemaElement;
@@ -78,6 +79,9 @@ public class SandboxToolProvider implements ToolProvider {
 
     private static JsonSchemaElement element(ToolParam p) {
         String d = p.description();
+        if (p.type() == ToolParam.Type.STRING && !p.values().isEmpty()) {
+            return JsonEnumSchema.builder().description(d).enumValues(p.values()).build();
+        }
         return switch (p.type()) {
             case STRING -> JsonStringSchema.builder().description(d).build();
             case INTEGER -> JsonIntegerSchema.builder().description(d).build();
@@ -90,6 +94,9 @@ public class SandboxToolProvider implements ToolProvider {
                     .addStringProperty("oldText", "Exact text to find; must occur exactly once at its turn")
                     .addStringProperty("newText", "Text to put in its place")
                     .required("oldText", "newText").build()).build();
+            case KEY_VALUE_ARRAY -> JsonArraySchema.builder().description(d).items(JsonObjectSchema.builder()
+                    .addStringProperty("key", "Variable name").addStringProperty("value", "Its value")
+                    .required("key", "value").build()).build();
         };
     }
 

@@ -8,6 +8,7 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
 import dev.sandbox4j.tools.SandboxTools;
 import dev.sandbox4j.tools.ToolConfig;
+import dev.sandbox4j.tools.ToolProfile;
 import dev.sandbox4j.tools.ToolProgress;
 import dev.sandbox4j.tools.ToolResult;
 import dev.sandbox4j.tools.ToolSpec;
@@ -40,9 +41,13 @@ import org.slf4j.LoggerFactory;
  * sandboxes refuses politely.
  *
  * <pre>
- * java -jar sandbox-mcp-VERSION-all.jar --backend local|docker|memory [--read-only] [--disable bash,exec]
- *      [--max-sandboxes 4] [--idle-minutes 30] [--max-timeout 600]
+ * java -jar sandbox-mcp-VERSION-all.jar --backend local|docker|memory [--tools PROFILE] [--read-only]
+ *      [--disable bash,exec] [--max-sandboxes 4] [--idle-minutes 30] [--max-timeout 600]
  * </pre>
+ *
+ * <p>{@code --tools} chooses a published tool surface ({@link dev.sandbox4j.tools.ToolProfile}): with any profile
+ * but {@code default} the server offers exactly that profile's tools, without {@code sandbox_id},
+ * {@code create_sandbox} or {@code kill_sandbox}, and every call goes to the one default sandbox.
  *
  * <p>Stdout is the protocol channel; logs go to stderr.
  */
@@ -74,20 +79,26 @@ public final class SandboxMcpServer implements AutoCloseable {
         var mapper = new JacksonMcpJsonMapper(new ObjectMapper());
         calls = new CancellingInput(in);
         var transport = new StdioServerTransportProvider(mapper, calls, out);
+        boolean multi = multiSandbox();
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", VERSION)
-                .instructions("Tools to run commands and code and edit files in an isolated sandbox. Calls go to"
-                        + " one default sandbox unless you pass sandbox_id (from create_sandbox).")
+                .instructions(multi ? "Tools to run commands and code and edit files in an isolated sandbox. Calls"
+                        + " go to one default sandbox unless you pass sandbox_id (from create_sandbox)."
+                        : "Tools to run commands and code and edit files in an isolated sandbox.")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
                 .validateToolInputs(false);
         for (ToolSpec tool : SandboxTools.specs(config)) {
             spec.toolCall(McpSchema.Tool.builder().name(tool.name()).description(tool.description())
-                    .inputSchema(withSandboxId(tool.inputSchema()))
+                    .inputSchema(multi ? withSandboxId(tool.inputSchema()) : tool.inputSchema())
                     .outputSchema(tool.outputSchema())
                     .annotations(annotations(tool.readOnly(), tool.hints().destructive(), tool.hints().idempotent(),
                             tool.hints().openWorld()))
                     .build(),
                     (exchange, request) -> callTool(tool.name(), exchange, request));
+        }
+        if (!multi) {
+            server = spec.build();
+            return;
         }
         spec.toolCall(McpSchema.Tool.builder().name("create_sandbox")
                         .description("Open a new, empty sandbox (settings from the server's configuration) and"
@@ -104,6 +115,11 @@ public final class SandboxMcpServer implements AutoCloseable {
                         .annotations(annotations(false, true, true, false)).build(),
                 (exchange, request) -> killSandbox(request));
         server = spec.build();
+    }
+
+    /** Whether calls may name a sandbox: only the default profile adds sandbox_id and the two MCP-only tools. */
+    private boolean multiSandbox() {
+        return config.profile() == ToolProfile.DEFAULT;
     }
 
     private static McpSchema.ToolAnnotations annotations(boolean readOnly, boolean destructive, boolean idempotent,
@@ -167,14 +183,16 @@ public final class SandboxMcpServer implements AutoCloseable {
     private McpSchema.CallToolResult runTool(String name, McpSyncServerExchange exchange,
                                              McpSchema.CallToolRequest request) {
         Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
-        Object id = args.get("sandbox_id");
+        Object id = multiSandbox() ? args.get("sandbox_id") : null;
         try {
             if (id != null && !(id instanceof String)) {
                 return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "sandbox_id must be a string"));
             }
             Sandbox sandbox = pool.get((String) id);
             Map<String, Object> rest = new LinkedHashMap<>(args);
-            rest.remove("sandbox_id");
+            if (multiSandbox()) {
+                rest.remove("sandbox_id");
+            }
             ToolProgress progress = null;
             Object token = request.meta() == null ? null : request.meta().get("progressToken");
             if (token != null) {
@@ -263,6 +281,7 @@ public final class SandboxMcpServer implements AutoCloseable {
 
     static final class Options {
         String backend;
+        String tools;
         boolean readOnly;
         List<String> disabled = new ArrayList<>();
         int maxSandboxes = 4;
@@ -277,6 +296,7 @@ public final class SandboxMcpServer implements AutoCloseable {
                 switch (a) {
                     case "--backend" -> o.backend = value(args, ++i, a);
                     case "--read-only" -> o.readOnly = true;
+                    case "--tools" -> o.tools = value(args, ++i, a);
                     case "--disable" -> o.disabled.addAll(Arrays.asList(value(args, ++i, a).split(",")));
                     case "--max-sandboxes" -> o.maxSandboxes = Integer.parseInt(value(args, ++i, a));
                     case "--idle-minutes" -> o.idle = Duration.ofMinutes(Long.parseLong(value(args, ++i, a)));
@@ -298,7 +318,8 @@ public final class SandboxMcpServer implements AutoCloseable {
         }
 
         ToolConfig toolConfig() {
-            ToolConfig.Builder b = ToolConfig.builder().readOnly(readOnly)
+            ToolConfig.Builder b = ToolConfig.builder().profile(tools == null ? "default" : tools)
+                    .readOnly(readOnly)
                     .disable(disabled.stream().map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new));
             if (maxTimeout != null) {
                 b.maxTimeout(maxTimeout);
@@ -316,7 +337,8 @@ public final class SandboxMcpServer implements AutoCloseable {
         }
     }
 
-    static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory] [--read-only]"
+    static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory]"
+            + " [--tools default|agentbay|coding|execute-code|spacebot|aio] [--read-only]"
             + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
             + " [--heartbeat-seconds N]";
 
@@ -357,8 +379,8 @@ public final class SandboxMcpServer implements AutoCloseable {
         SandboxMcpServer server = new SandboxMcpServer(o.opener(), config, o.maxSandboxes, o.idle);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sandbox-mcp-shutdown"));
         server.serve(in, out);
-        LOG.info("sandbox4j MCP server ready (backend {}, read-only {})", o.backend == null ? "default" : o.backend,
-                o.readOnly);
+        LOG.info("sandbox4j MCP server ready (backend {}, tools {}, read-only {})",
+                o.backend == null ? "default" : o.backend, config.profile().code(), o.readOnly);
         eof.await();
         server.close();
         System.exit(0);

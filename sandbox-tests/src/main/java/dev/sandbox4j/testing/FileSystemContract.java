@@ -174,6 +174,77 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     }
 
     @Test
+    default void readToUnchanged_stableFile_streamsIt_missingOrDirectory_fails(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        String text = "line of a stable file\n".repeat(10_000);
+        fs.write("stable.txt", text);
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        FileInfo info = fs.readToUnchanged("stable.txt", whole);
+        assertThat(whole.toString(java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(text);
+        assertThat(info.size()).isEqualTo(220_000);
+        expectError(ErrorKind.NOT_FOUND, () -> fs.readToUnchanged("absent.txt", new ByteArrayOutputStream()));
+        fs.mkdirs("dir");
+        expectError(ErrorKind.IS_A_DIRECTORY, () -> fs.readToUnchanged("dir", new ByteArrayOutputStream()));
+    }
+
+    /** A command in the sandbox appends to the file while the host streams it (the sink is slow). */
+    @Test
+    @Requires(Feature.BACKGROUND_PROCESSES)
+    default void readToUnchanged_commandAppendsWhileStreaming_failsConflict(Sandbox sandbox) throws Exception {
+        FileSystem fs = sandbox.files();
+        fs.write("moving.txt", "line of a growing file\n".repeat(10_000));
+        try (dev.sandbox4j.ExecHandle writer = sandbox.shell().start(dev.sandbox4j.ExecRequest.shell(
+                "sleep 0.3; echo written while it was read >> moving.txt"), (stream, text) -> { })) {
+            ByteArrayOutputStream slow = new ByteArrayOutputStream() {
+                private boolean waited;
+
+                @Override
+                public synchronized void write(byte[] b, int off, int len) {
+                    if (!waited) {
+                        waited = true;
+                        try {
+                            Thread.sleep(3_000); // the writer runs meanwhile, inside the sandbox
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    super.write(b, off, len);
+                }
+            };
+            SandboxException e = expectError(ErrorKind.CONFLICT, () -> fs.readToUnchanged("moving.txt", slow));
+            assertThat(e.getMessage()).contains("moving.txt", "changed while it was being read");
+            assertThat(e.retryable()).isTrue();
+            assertThat(writer.await(Duration.ofSeconds(30))).isPresent();
+        }
+    }
+
+    /**
+     * Without background processes (the in-memory backend), the change comes from the sink itself, re-entering the
+     * file system. Backends that stream through an agent (docker) do not support calls from inside the sink.
+     */
+    @Test
+    @Requires(absent = Feature.BACKGROUND_PROCESSES)
+    default void readToUnchanged_changedFromTheSinkWhileStreaming_failsConflict(Sandbox sandbox) {
+        FileSystem fs = sandbox.files();
+        fs.write("moving.txt", "line of a growing file\n".repeat(10_000));
+        ByteArrayOutputStream changing = new ByteArrayOutputStream() {
+            private boolean appended;
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                if (!appended) {
+                    appended = true;
+                    fs.append("moving.txt", "written while it was read\n");
+                }
+                super.write(b, off, len);
+            }
+        };
+        SandboxException e = expectError(ErrorKind.CONFLICT, () -> fs.readToUnchanged("moving.txt", changing));
+        assertThat(e.getMessage()).contains("moving.txt", "changed while it was being read");
+        assertThat(e.retryable()).isTrue();
+    }
+
+    @Test
     default void readText_overMaxReadBytes_failsTooLarge(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         long size = FileSystem.MAX_READ_BYTES + 1L;

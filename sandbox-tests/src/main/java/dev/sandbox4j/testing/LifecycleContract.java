@@ -188,7 +188,8 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.UNSUPPORTED,         // ShellContract.start_withoutBackgroundProcesses_failsUnsupported
                 ErrorKind.CLOSED,              // anyCall_closedSandbox_failsClosed (files, shell, code)
                 ErrorKind.INTERRUPTED,         // ShellContract.run_callerInterrupted_... (SHELL)
-                ErrorKind.IO_ERROR);           // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
+                ErrorKind.IO_ERROR,            // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
+                ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_*WhileStreaming_failsConflict
         EnumSet<ErrorKind> explained = EnumSet.of(
                 // A blocking call other than a command running out of time: no API call blocks on demand.
                 ErrorKind.TIMEOUT,

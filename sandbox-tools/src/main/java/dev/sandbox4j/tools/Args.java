@@ -25,6 +25,32 @@ final class Args {
         this.map = map == null ? Map.of() : map;
     }
 
+    /** The arguments as given. */
+    Map<String, ?> map() {
+        return map;
+    }
+
+    /** Checks the values the spec declares: enumerated strings (case-insensitive) and integer bounds. */
+    void checkDeclared(ToolSpec spec) {
+        for (ToolParam p : spec.params()) {
+            if (!p.values().isEmpty()) {
+                String v = optString(p.name(), null);
+                if (v != null && p.values().stream().noneMatch(v::equalsIgnoreCase)) {
+                    throw new ArgException("argument '" + p.name() + "' of " + tool + " must be one of "
+                            + String.join(", ", p.values()) + ", got \"" + v + "\"");
+                }
+            }
+            if (p.minimum() != null || p.maximum() != null) {
+                Long v = optLong(p.name());
+                if (v != null && ((p.minimum() != null && v < p.minimum())
+                        || (p.maximum() != null && v > p.maximum()))) {
+                    throw new ArgException("argument '" + p.name() + "' of " + tool + " must be between "
+                            + p.minimum() + " and " + p.maximum() + ", got " + v);
+                }
+            }
+        }
+    }
+
     private Object raw(String name, boolean required) {
         Object v = map.get(name);
         if (v == null && required) {
@@ -177,6 +203,27 @@ final class Args {
                         : describe(e.getValue())));
             }
             out.put(String.valueOf(e.getKey()), s);
+        }
+        return out;
+    }
+
+    /** An array of {@code {key, value}} string objects as an ordered map; absent is empty. */
+    Map<String, String> keyValues(String name) {
+        Object v = raw(name, false);
+        if (v == null) {
+            return Map.of();
+        }
+        if (!(v instanceof List<?> list)) {
+            throw wrong(name, "an array of {key, value} objects", v);
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            if (!(list.get(i) instanceof Map<?, ?> m) || !(m.get("key") instanceof String k)
+                    || !(m.get("value") instanceof String val)) {
+                throw new ArgException("entry " + (i + 1) + " of argument '" + name + "' of " + tool
+                        + " must be an object with string fields 'key' and 'value'");
+            }
+            out.put(k, val);
         }
         return out;
     }

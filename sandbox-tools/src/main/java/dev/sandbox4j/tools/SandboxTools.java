@@ -64,6 +64,7 @@ public final class SandboxTools {
     private final Sandbox sandbox;
     private final ToolConfig config;
     private final Map<String, ToolSpec> specs = new LinkedHashMap<>();
+    private final Map<String, Profiles.Handler> handlers = new LinkedHashMap<>();
 
     public SandboxTools(Sandbox sandbox) {
         this(sandbox, ToolConfig.defaults());
@@ -72,19 +73,29 @@ public final class SandboxTools {
     public SandboxTools(Sandbox sandbox, ToolConfig config) {
         this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         this.config = Objects.requireNonNull(config, "config");
-        for (ToolSpec spec : specs(config)) {
-            specs.put(spec.name(), spec);
+        for (Profiles.Tool tool : Profiles.tools(config.profile(), config)) {
+            if (config.enabled(tool.spec())) {
+                specs.put(tool.spec().name(), tool.spec());
+                handlers.put(tool.spec().name(), tool.handler());
+            }
         }
     }
 
     /** The tools this configuration offers (read-only mode and switched-off tools left out), in a stable order. */
     public static List<ToolSpec> specs(ToolConfig config) {
-        return Catalog.all(config).stream().filter(config::enabled).collect(Collectors.toList());
+        return Profiles.tools(config.profile(), config).stream().map(Profiles.Tool::spec).filter(config::enabled)
+                .collect(Collectors.toList());
     }
 
-    /** Every tool, whatever the configuration. */
+    /** Every tool of the default profile, whatever the configuration. */
     public static List<ToolSpec> allSpecs() {
         return Catalog.all(ToolConfig.defaults());
+    }
+
+    /** Every tool of a profile, with default settings and nothing switched off. */
+    public static List<ToolSpec> allSpecs(ToolProfile profile) {
+        return Profiles.tools(profile, ToolConfig.defaults()).stream().map(Profiles.Tool::spec)
+                .collect(Collectors.toList());
     }
 
     /** The tools offered here. */
@@ -112,7 +123,8 @@ public final class SandboxTools {
      */
     public ToolResult call(String tool, Map<String, ?> arguments, ToolProgress progress) {
         if (tool == null || !specs.containsKey(tool)) {
-            Capability capability = tool == null ? null : Catalog.capabilityOf(tool);
+            Capability capability = tool == null || !Profiles.names(config.profile()).contains(tool) ? null
+                    : Profiles.capabilityOf(tool);
             if (capability == null) {
                 return ToolResult.error(ErrorKind.UNSUPPORTED, "unknown tool '" + tool + "'; tools: "
                         + String.join(", ", specs.keySet()));
@@ -139,21 +151,24 @@ public final class SandboxTools {
             }
         }
         Args args = new Args(tool, arguments);
+        ToolResult result;
         try {
-            return dispatch(tool, args, progress);
+            args.checkDeclared(spec);
+            result = handlers.get(tool).call(this, args, progress);
         } catch (Args.ArgException e) {
-            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, e.getMessage());
+            result = ToolResult.error(ErrorKind.INVALID_ARGUMENT, e.getMessage());
         } catch (SandboxException e) {
-            return ToolResult.error(e);
+            result = ToolResult.error(e);
         } catch (IllegalArgumentException e) {
-            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, tool + ": " + e.getMessage());
+            result = ToolResult.error(ErrorKind.INVALID_ARGUMENT, tool + ": " + e.getMessage());
         } catch (RuntimeException e) {
-            return ToolResult.error(ErrorKind.INTERNAL, tool + " failed unexpectedly ("
+            result = ToolResult.error(ErrorKind.INTERNAL, tool + " failed unexpectedly ("
                     + e.getClass().getSimpleName() + ")");
         }
+        return Profiles.finish(config.profile(), tool, result);
     }
 
-    private ToolResult dispatch(String tool, Args a, ToolProgress progress) {
+    ToolResult dispatch(String tool, Args a, ToolProgress progress) {
         switch (tool) {
             case "bash":
                 return bash(a, progress);
@@ -192,16 +207,16 @@ public final class SandboxTools {
         }
     }
 
-    private FileSystem fs() {
+    FileSystem fs() {
         return sandbox.files();
     }
 
     // ------------------------------------------------------------------ commands
 
-    private record Timeout(Duration duration, String note) {
+    record Timeout(Duration duration, String note) {
     }
 
-    private Timeout timeout(Args a, String name, Duration fallback, TimeUnit unit) {
+    Timeout timeout(Args a, String name, Duration fallback, TimeUnit unit) {
         Long t = a.optLong(name);
         if (t == null) {
             return new Timeout(fallback, null);
@@ -235,18 +250,9 @@ public final class SandboxTools {
         argv.add(program);
         argv.addAll(a.strings("args", false));
         Map<String, String> env = a.stringMap("env");
-        List<String> refused = new ArrayList<>();
-        for (String name : env.keySet()) {
-            if (blocked(name)) {
-                refused.add(name);
-            }
-        }
-        if (!refused.isEmpty()) {
-            return ToolResult.error(ErrorKind.PERMISSION_DENIED, "refused environment variable"
-                    + (refused.size() > 1 ? "s " : " ") + String.join(", ", refused)
-                    + ": it can hijack the loader or an interpreter. Refused names: "
-                    + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.",
-                    Map.of("refused_env", refused));
+        ToolResult refused = refuseEnv(env);
+        if (refused != null) {
+            return refused;
         }
         String cwd = a.optString("cwd", null);
         Timeout timeout = timeout(a, "timeout", config.defaultTimeout(), TimeUnit.SECONDS);
@@ -263,7 +269,25 @@ public final class SandboxTools {
      * every character and line of both streams (so the marker can say how many lines were cut) and keeps the newest
      * output for progress reports; the wait is interruptible, and an interrupt kills the command's process tree.
      */
-    private ToolResult runCommand(ExecRequest request, String program, Timeout timeout, ToolProgress progress) {
+    /** A {@code permission_denied} result naming the refused variables, or null when none is refused. */
+    ToolResult refuseEnv(Map<String, String> env) {
+        List<String> refused = new ArrayList<>();
+        for (String name : env.keySet()) {
+            if (blocked(name)) {
+                refused.add(name);
+            }
+        }
+        if (refused.isEmpty()) {
+            return null;
+        }
+        return ToolResult.error(ErrorKind.PERMISSION_DENIED, "refused environment variable"
+                + (refused.size() > 1 ? "s " : " ") + String.join(", ", refused)
+                + ": it can hijack the loader or an interpreter. Refused names: "
+                + String.join(", ", config.blockedEnv()) + ". Pass settings as arguments instead.",
+                Map.of("refused_env", refused));
+    }
+
+    ToolResult runCommand(ExecRequest request, String program, Timeout timeout, ToolProgress progress) {
         if (!sandbox.info().features().contains(Feature.BACKGROUND_PROCESSES)) {
             ExecResult result = await(() -> sandbox.shell().run(request), progress);
             return ToolResult.ok(Shaping.execFields(result, program, config.outputLimit(), timeout.note(), null,
@@ -646,7 +670,11 @@ public final class SandboxTools {
     }
 
     private String content(Args a) {
-        String content = a.string("content");
+        return checkWriteSize(a.string("content"));
+    }
+
+    /** The text, if it is within {@link ToolConfig#maxWriteChars()}; {@code too_large} otherwise. */
+    String checkWriteSize(String content) {
         if (content.length() > config.maxWriteChars()) {
             throw new SandboxException(ErrorKind.TOO_LARGE, "content of " + content.length()
                     + " characters exceeds the limit of " + config.maxWriteChars() + " per call; write it in parts"

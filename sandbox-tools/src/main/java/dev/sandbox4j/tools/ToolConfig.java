@@ -31,12 +31,15 @@ public final class ToolConfig {
     private final int maxReadBytes;
     private final int maxViewChars;
     private final Duration heartbeatInterval;
+    private final Duration heartbeatAsked;
     private final List<String> blockedEnv;
     private final boolean readOnly;
     private final Set<String> disabled;
     private final Set<Capability> disabledCapabilities;
+    private final ToolProfile profile;
 
     private ToolConfig(Builder b) {
+        this.profile = b.profile;
         this.defaultTimeout = b.defaultTimeout;
         this.maxTimeout = b.maxTimeout;
         this.defaultCodeTimeout = b.defaultCodeTimeout;
@@ -44,14 +47,16 @@ public final class ToolConfig {
         this.maxWriteChars = b.maxWriteChars;
         this.maxReadBytes = b.maxReadBytes;
         this.maxViewChars = b.maxViewChars;
-        this.heartbeatInterval = b.heartbeatInterval;
+        this.heartbeatAsked = b.heartbeatInterval;
+        this.heartbeatInterval = b.heartbeatInterval != null ? b.heartbeatInterval
+                : b.profile == ToolProfile.CODING ? Duration.ofSeconds(15) : Duration.ofSeconds(5);
         this.blockedEnv = List.copyOf(b.blockedEnv);
         this.readOnly = b.readOnly;
         this.disabled = Set.copyOf(b.disabled);
         EnumSet<Capability> off = EnumSet.noneOf(Capability.class);
         for (String name : disabled) {
             Capability c = Capability.fromCode(name);
-            off.add(c != null ? c : Catalog.capabilityOf(name));
+            off.add(c != null ? c : Profiles.capabilityOf(name));
         }
         if (readOnly) {
             off.add(Capability.WRITE_FILES);
@@ -59,7 +64,7 @@ public final class ToolConfig {
         this.disabledCapabilities = Collections.unmodifiableSet(off);
     }
 
-    /** bash 120 s (at most 600 s), execute_code 5 s, 15,000 + 15,000 chars per stream, every tool on. */
+    /** The default profile, bash 120 s (at most 600 s), execute_code 5 s, 15,000 + 15,000 chars per stream, every tool on. */
     public static ToolConfig defaults() {
         return DEFAULTS;
     }
@@ -77,7 +82,8 @@ public final class ToolConfig {
         b.maxWriteChars = maxWriteChars;
         b.maxReadBytes = maxReadBytes;
         b.maxViewChars = maxViewChars;
-        b.heartbeatInterval = heartbeatInterval;
+        b.heartbeatInterval = heartbeatAsked;
+        b.profile = profile;
         b.blockedEnv = List.copyOf(blockedEnv);
         b.readOnly = readOnly;
         b.disabled.addAll(disabled);
@@ -119,7 +125,12 @@ public final class ToolConfig {
         return maxViewChars;
     }
 
-    /** How often a running command reports a heartbeat. */
+    /** The published tool surface offered ({@link ToolProfile#DEFAULT} unless chosen). */
+    public ToolProfile profile() {
+        return profile;
+    }
+
+    /** How often a running command reports a heartbeat (5 s; 15 s in the {@code coding} profile unless set). */
     public Duration heartbeatInterval() {
         return heartbeatInterval;
     }
@@ -161,7 +172,8 @@ public final class ToolConfig {
         private int maxWriteChars = 10_000_000;
         private int maxReadBytes = 1 << 20;
         private int maxViewChars = 60_000;
-        private Duration heartbeatInterval = Duration.ofSeconds(5);
+        private Duration heartbeatInterval;
+        private ToolProfile profile = ToolProfile.DEFAULT;
         private List<String> blockedEnv = DEFAULT_BLOCKED_ENV;
         private boolean readOnly;
         private final Set<String> disabled = new LinkedHashSet<>();
@@ -209,6 +221,21 @@ public final class ToolConfig {
             return this;
         }
 
+        /**
+         * Chooses the published tool surface to expose, by name: {@code default}, {@code agentbay}, {@code coding},
+         * {@code execute-code}, {@code spacebot} or {@code aio} (an unknown name is an
+         * {@link IllegalArgumentException}).
+         */
+        public Builder profile(String name) {
+            return profile(ToolProfile.fromCode(Objects.requireNonNull(name, "name")));
+        }
+
+        /** Chooses the published tool surface to expose. */
+        public Builder profile(ToolProfile profile) {
+            this.profile = Objects.requireNonNull(profile, "profile");
+            return this;
+        }
+
         /** Replaces the refused environment variables (a trailing {@code *} is a prefix). */
         public Builder blockedEnv(List<String> names) {
             this.blockedEnv = List.copyOf(names);
@@ -230,7 +257,7 @@ public final class ToolConfig {
         public Builder disable(String... names) {
             for (String t : names) {
                 String name = Objects.requireNonNull(t, "name").trim();
-                if (Capability.fromCode(name) == null && Catalog.capabilityOf(name) == null) {
+                if (Capability.fromCode(name) == null && Profiles.capabilityOf(name) == null) {
                     throw new IllegalArgumentException("cannot disable '" + name + "': it is neither a tool nor a"
                             + " capability (run_commands, run_code, write_files, read_files)");
                 }

@@ -12,8 +12,13 @@ import java.util.Objects;
  * @param type        its JSON type
  * @param description what it means, written for a model
  * @param required    whether the call fails without it
+ * @param values      the values a string parameter may take (a JSON Schema {@code enum}); empty for any
+ * @param defaultValue the value used when the call leaves it out (JSON Schema {@code default}), or null
+ * @param minimum     the smallest value of an integer parameter, or null
+ * @param maximum     the largest value of an integer parameter, or null
  */
-public record ToolParam(String name, Type type, String description, boolean required) {
+public record ToolParam(String name, Type type, String description, boolean required, List<String> values,
+                        Object defaultValue, Long minimum, Long maximum) {
     /** The JSON types tool parameters use. */
     public enum Type {
         STRING, INTEGER, BOOLEAN,
@@ -24,13 +29,36 @@ public record ToolParam(String name, Type type, String description, boolean requ
         /** An object whose values are strings (environment variables). */
         STRING_MAP,
         /** An array of {@code {oldText, newText}} objects ({@code edit_file}). */
-        EDIT_ARRAY
+        EDIT_ARRAY,
+        /** An array of {@code {key, value}} string objects (environment variables, Spacebot's {@code exec}). */
+        KEY_VALUE_ARRAY
+    }
+
+    /** A parameter with no enumerated values, default or bounds. */
+    public ToolParam(String name, Type type, String description, boolean required) {
+        this(name, type, description, required, List.of(), null, null, null);
+    }
+
+    /** This parameter with the values it may take. */
+    public ToolParam withValues(String... allowed) {
+        return new ToolParam(name, type, description, required, List.of(allowed), defaultValue, minimum, maximum);
+    }
+
+    /** This parameter with its default value. */
+    public ToolParam withDefault(Object value) {
+        return new ToolParam(name, type, description, required, values, value, minimum, maximum);
+    }
+
+    /** This integer parameter with bounds (inclusive). */
+    public ToolParam withRange(long min, long max) {
+        return new ToolParam(name, type, description, required, values, defaultValue, min, max);
     }
 
     public ToolParam {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(description, "description");
+        values = List.copyOf(values);
     }
 
     /** This parameter as a JSON Schema (draft 2020-12) property. */
@@ -64,7 +92,31 @@ public record ToolParam(String name, Type type, String description, boolean requ
                 item.put("required", List.of("oldText", "newText"));
                 s.put("items", item);
             }
+            case KEY_VALUE_ARRAY -> {
+                s.put("type", "array");
+                Map<String, Object> item = new LinkedHashMap<>();
+                item.put("type", "object");
+                Map<String, Object> props = new LinkedHashMap<>();
+                props.put("key", Map.of("type", "string"));
+                props.put("value", Map.of("type", "string"));
+                item.put("properties", props);
+                item.put("required", List.of("key", "value"));
+                item.put("additionalProperties", false);
+                s.put("items", item);
+            }
             default -> throw new IllegalStateException(type.name());
+        }
+        if (!values.isEmpty()) {
+            s.put("enum", values);
+        }
+        if (defaultValue != null) {
+            s.put("default", defaultValue);
+        }
+        if (minimum != null) {
+            s.put("minimum", minimum);
+        }
+        if (maximum != null) {
+            s.put("maximum", maximum);
         }
         s.put("description", description);
         return s;

@@ -63,6 +63,22 @@ public final class ToolResult {
         return new ToolResult(all, List.of());
     }
 
+    /** A failed call with a profile's own error code (not an {@link dev.sandbox4j.ErrorKind} code). */
+    static ToolResult failure(String code, String message, boolean retryable, Map<String, Object> extra) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("success", false);
+        all.put("error_type", code);
+        all.put("message", Objects.requireNonNull(message, "message"));
+        all.put("retryable", retryable);
+        all.putAll(extra);
+        return new ToolResult(all, List.of());
+    }
+
+    /** This result with other fields and the same images. */
+    ToolResult withFields(Map<String, Object> newFields) {
+        return new ToolResult(newFields, images);
+    }
+
     /** A failed call from a sandbox exception: its kind's code and retryability, and its message. */
     public static ToolResult error(SandboxException e) {
         return error(e.kind(), e.getMessage());

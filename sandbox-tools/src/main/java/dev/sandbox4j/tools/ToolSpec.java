@@ -14,10 +14,15 @@ import java.util.Objects;
  * @param params      its parameters, in order
  * @param capability  what it lets a model do; switched off by {@link ToolConfig.Builder#disable}
  * @param hints       how it behaves, for clients that show or gate tools (MCP tool annotations)
- * @param output      the fields of a successful result beyond {@code success}, name to JSON type
+ * @param output      the fields of a successful result beyond {@code success}, name to JSON type ({@code
+ *                    "integer|null"} for a field that may be null)
+ * @param errorCodes  the {@code error_type} values a failure may carry (a {@link ToolProfile profile}'s published
+ *                    codes); empty for any {@link dev.sandbox4j.ErrorKind} code
+ * @param errorFields fields a failure carries beyond {@code error_type}, {@code message} and {@code retryable},
+ *                    name to JSON type (AIO's {@code errno})
  */
 public record ToolSpec(String name, String description, List<ToolParam> params, Capability capability, Hints hints,
-                       Map<String, String> output) {
+                       Map<String, String> output, List<String> errorCodes, Map<String, String> errorFields) {
     /**
      * How a tool behaves, as MCP's tool annotations describe it.
      *
@@ -35,6 +40,25 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         Objects.requireNonNull(hints, "hints");
         params = List.copyOf(params);
         output = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(output));
+        errorCodes = List.copyOf(errorCodes);
+        errorFields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(errorFields));
+    }
+
+    /** A tool whose failures carry any {@link dev.sandbox4j.ErrorKind} code and no extra fields. */
+    public ToolSpec(String name, String description, List<ToolParam> params, Capability capability, Hints hints,
+                    Map<String, String> output) {
+        this(name, description, params, capability, hints, output, List.of(), Map.of());
+    }
+
+    /** This tool under another name, with other parameters, result fields and errors (a profile's shape). */
+    ToolSpec reshaped(String newName, String newDescription, List<ToolParam> newParams, Map<String, String> newOutput,
+                      List<String> newErrorCodes, Map<String, String> newErrorFields) {
+        return new ToolSpec(newName, newDescription, newParams, capability, hints, newOutput, newErrorCodes,
+                newErrorFields);
+    }
+
+    private static Object jsonType(String type) {
+        return type.contains("|") ? List.of(type.split("\\|")) : type;
     }
 
     /** Whether it only reads (it stays in a read-only tool set). */
@@ -75,11 +99,19 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
     public Map<String, Object> outputSchema() {
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("success", Map.of("type", "boolean"));
-        output.forEach((field, type) -> props.put(field, Map.of("type", type)));
-        props.put("error_type", Map.of("type", "string", "description", "an ErrorKind code, on failure"));
+        output.forEach((field, type) -> props.put(field, Map.of("type", jsonType(type))));
+        Map<String, Object> errorType = new LinkedHashMap<>();
+        errorType.put("type", "string");
+        if (errorCodes.isEmpty()) {
+            errorType.put("description", "an ErrorKind code, on failure");
+        } else {
+            errorType.put("description", "on failure: " + String.join(", ", errorCodes));
+        }
+        props.put("error_type", errorType);
         props.put("message", Map.of("type", "string", "description", "what went wrong, on failure"));
         props.put("retryable", Map.of("type", "boolean", "description",
                 "whether the same call may succeed later unchanged, on failure"));
+        errorFields.forEach((field, type) -> props.putIfAbsent(field, Map.of("type", jsonType(type))));
         Map<String, Object> schema = new LinkedHashMap<>();
         schema.put("type", "object");
         schema.put("properties", props);

@@ -1,0 +1,220 @@
+package dev.sandbox4j.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sandbox4j.tools.SandboxTools;
+import dev.sandbox4j.tools.ToolConfig;
+import dev.sandbox4j.tools.ToolProfile;
+import dev.sandbox4j.tools.ToolSpec;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Each tool profile end to end: the server started with {@code --tools PROFILE}, driven by the official MCP
+ * TypeScript client ({@code src/test/js/profiles.mjs}), which lists the tools and calls every one of them at least
+ * once; the client validates each {@code structuredContent} against the tool's {@code outputSchema}. Skips without
+ * {@code node} (fails when {@code SANDBOX4J_REQUIRE} names it) and without bubblewrap for {@code local} (fails when
+ * it names {@code local}).
+ */
+class McpProfilesTest {
+    /** One call and what its result must hold: "field=value" (compared as text), "field" (present). */
+    record Call(String name, Map<String, Object> arguments, List<String> expect) {
+    }
+
+    static Call call(String name, Map<String, Object> arguments, String... expect) {
+        return new Call(name, arguments, List.of(expect));
+    }
+
+    static Map<String, Object> args(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    static List<Call> calls(String profile, String backend) {
+        boolean local = backend.equals("local");
+        return switch (profile) {
+            case "default" -> List.of(
+                    call("bash", args("command", "echo hi"), "success=true", "stdout=hi\n"),
+                    call("write_file", args("path", "w.txt", "content", "one\n"), "bytes_written=4"),
+                    call("view", args("path", "w.txt"), "total_lines=1"));
+            case "agentbay" -> List.of(
+                    call("shell", args("command", "echo hi", "timeout_ms", 20000), "success=true", "output=hi\n",
+                            "exit_code=0"),
+                    local ? call("run_code", args("code", "print(6*7)", "language", "python", "timeout_s", 60),
+                            "success=true", "result=42\n", "status=completed")
+                            : call("run_code", args("code", "print(6*7)", "language", "python"),
+                            "success=false", "error_type=unsupported_language"),
+                    call("run_code", args("code", "1", "language", "ruby"), "error_type=invalid_argument"),
+                    call("create_directory", args("path", "d"), "path=d"),
+                    call("write_file", args("path", "d/a.txt", "content", "hello\n", "mode", "overwrite"),
+                            "bytes_written=6"),
+                    call("read_file", args("path", "d/a.txt", "offset", 1, "length", 3), "content=ell"),
+                    call("read_multiple_files", args("paths", List.of("d/a.txt", "d/none.txt")), "failed=1"),
+                    call("edit_file", args("path", "d/a.txt", "edits", List.of(Map.of("oldText", "hello",
+                            "newText", "bye")), "dryRun", false), "applied=true"),
+                    call("get_file_info", args("path", "d/a.txt"), "type=file", "size=4"),
+                    call("list_directory", args("path", "d"), "content=[FILE] a.txt\n"),
+                    call("move_file", args("source", "d/a.txt", "destination", "d/b.txt"), "destination=d/b.txt"),
+                    call("search_files", args("path", ".", "pattern", "*.txt"), "count=1"));
+            case "coding" -> List.of(
+                    call("bash", args("command", "echo hi", "description", "greets"), "stdout=hi\n",
+                            "status=completed"),
+                    call("create_file", args("path", "c.py", "content", "x = 1\n"), "bytes_written=6"),
+                    call("create_file", args("path", "c.py", "content", "x"), "error_type=already_exists"),
+                    call("str_replace", args("path", "c.py", "old_str", "x = 1", "new_str", "x = 2"), "applied=true"),
+                    call("view", args("path", "c.py", "view_range", List.of(1, -1)), "content=     1\tx = 2\n"));
+            case "execute-code" -> local ? List.of(
+                    call("execute_code", args("language", "python", "code", "print(6*7)"), "success=true",
+                            "stdout=42\n", "exit_code=0", "status=completed", "duration_ms"),
+                    call("execute_code", args("language", "python", "code", "import sys; print('x');"
+                            + " sys.exit(3)"), "success=false", "error_type=RUNTIME_ERROR", "exit_code=3",
+                            "stdout=x\n", "status=error_runtime"),
+                    call("execute_code", args("language", "python", "code", "while True: pass", "timeout_ms", 500),
+                            "error_type=EXECUTION_TIMEOUT", "status=timeout"),
+                    call("execute_code", args("language", "cobol", "code", "x"),
+                            "error_type=UNSUPPORTED_LANGUAGE", "supported_languages"))
+                    : List.of(call("execute_code", args("language", "python", "code", "print(1)", "stdin_data", "",
+                            "timeout_ms", 1000), "success=false", "error_type=UNSUPPORTED_LANGUAGE",
+                            "retryable=false"));
+            case "spacebot" -> List.of(
+                    call("shell", args("command", "echo hi", "working_dir", ".", "timeout", 30), "success=true",
+                            "stdout=hi\n", "exit_code=0", "summary"),
+                    call("shell", args("command", "echo hi", "timeout", 301), "error_type=invalid_argument"),
+                    call("file", args("operation", "write", "path", "s/n.txt", "content", "note"), "bytes_written=4"),
+                    call("file", args("operation", "write", "path", "t/n.txt", "content", "x", "create_dirs", false),
+                            "error_type=not_found"),
+                    call("file", args("operation", "read", "path", "s/n.txt"), "content=note"),
+                    call("file", args("operation", "list", "path", "s"), "entries"),
+                    call("exec", args("program", "echo", "args", List.of("a b"), "env",
+                            List.of(Map.of("key", "CI", "value", "1")), "timeout", 30), "stdout=a b\n", "exit_code=0"),
+                    call("exec", args("program", "echo", "env", List.of(Map.of("key", "LD_PRELOAD", "value",
+                            "x.so"))), "error_type=permission_denied"));
+            case "aio" -> List.of(
+                    call("file_write", args("file", "x/b.bin", "content", "AAEC/w==", "encoding", "base64"),
+                            "bytes_written=4"),
+                    call("file_write", args("file", "/workspace/x/t.txt", "content", "l0\nl1\nl2\n"), "file=x/t.txt"),
+                    call("file_write", args("file", "x/t.txt", "content", "l3\n", "append", true), "bytes_written=3"),
+                    call("file_read", args("file", "x/t.txt", "start_line", 1, "end_line", 3), "content=l1\nl2\n"),
+                    call("file_read", args("file", "x/none.txt"), "error_type=not_found", "errno=2",
+                            "retryable=false"),
+                    call("file_replace", args("file", "x/t.txt", "old_str", "l3", "new_str", "L3"), "diff"),
+                    call("file_search", args("file", "x/t.txt", "regex", "^l[12]$"), "line_numbers"),
+                    call("file_find", args("path", "x", "glob", "*.txt"), "truncated=false"),
+                    call("file_grep", args("path", "x", "pattern", "L3", "include", List.of("*.txt"),
+                            "case_insensitive", true, "max_results", 10), "total_matches=1"),
+                    call("file_glob", args("path", "x", "pattern", "**/*", "include_metadata", true, "files_only",
+                            true, "sort_by", "size", "max_results", 5), "total_count=2"),
+                    call("file_list", args("path", "x", "recursive", true, "show_hidden", true, "include_size",
+                            true), "total_count=2"),
+                    call("file_download", args("path", "x/b.bin", "change_policy", "abort"), "content=AAEC/w==",
+                            "size=4"));
+            default -> throw new IllegalArgumentException(profile);
+        };
+    }
+
+    @Test
+    void toolsOption_choosesTheProfile_unknownNameIsRefused_disableTakesTheProfilesNames() {
+        assertThat(SandboxMcpServer.Options.parse(new String[] {"--tools", "spacebot"}).toolConfig().profile())
+                .isEqualTo(ToolProfile.SPACEBOT);
+        assertThat(SandboxMcpServer.Options.parse(new String[0]).toolConfig().profile())
+                .isEqualTo(ToolProfile.DEFAULT);
+        assertThatThrownBy(() -> SandboxMcpServer.Options.parse(new String[] {"--tools", "e2b"}).toolConfig())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown tool profile 'e2b'");
+        ToolConfig aio = SandboxMcpServer.Options.parse(new String[] {"--tools", "aio", "--disable", "file_write"})
+                .toolConfig();
+        assertThat(SandboxTools.specs(aio)).extracting(ToolSpec::name).doesNotContain("file_write", "file_replace")
+                .contains("file_read", "file_download");
+        ToolConfig agentbay = SandboxMcpServer.Options.parse(new String[] {"--tools", "agentbay", "--disable",
+                "shell"}).toolConfig();
+        assertThat(SandboxTools.specs(agentbay)).extracting(ToolSpec::name).doesNotContain("shell", "run_code");
+    }
+
+    static JsonNode drive(String backend, String profile, List<Call> calls) throws Exception {
+        Path callsFile = Files.createTempFile("profile-calls", ".json");
+        List<Map<String, Object>> wire = new ArrayList<>();
+        for (Call c : calls) {
+            wire.add(Map.of("name", c.name(), "arguments", c.arguments()));
+        }
+        Files.writeString(callsFile, McpOfficialClientTest.JSON.writeValueAsString(wire));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path out = Files.createTempFile("mcp-profiles", ".json");
+        boolean ok = McpOfficialClientTest.run(List.of("node", "profiles.mjs", java,
+                System.getProperty("java.class.path"), backend, profile, callsFile.toString()),
+                McpOfficialClientTest.JS, out, 240);
+        String text = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(ok).as("profiles.mjs failed for " + profile + " on " + backend + "; stdout: " + text).isTrue();
+        return McpOfficialClientTest.JSON.readTree(text);
+    }
+
+    @ParameterizedTest(name = "{0} on {1}")
+    @CsvSource({"default,memory", "agentbay,memory", "coding,memory", "execute-code,memory", "spacebot,memory",
+            "aio,memory", "agentbay,local", "execute-code,local", "spacebot,local", "aio,local"})
+    void officialClient_callsEveryToolOfTheProfile(String profile, String backend) throws Exception {
+        McpOfficialClientTest.requireNode();
+        McpClientProcessTest.requireOrSkip(backend);
+        List<Call> calls = calls(profile, backend);
+        JsonNode r = drive(backend, profile, calls);
+
+        List<ToolSpec> specs = SandboxTools.specs(ToolConfig.builder().profile(profile).build());
+        Set<String> listed = new LinkedHashSet<>();
+        r.get("tools").fieldNames().forEachRemaining(listed::add);
+        List<String> expected = specs.stream().map(ToolSpec::name).toList();
+        if (ToolProfile.fromCode(profile) == ToolProfile.DEFAULT) {
+            assertThat(listed).containsAll(expected).contains("create_sandbox", "kill_sandbox");
+        } else {
+            assertThat(listed).as("exactly the profile's tools").containsExactlyInAnyOrderElementsOf(expected);
+            for (ToolSpec spec : specs) {
+                JsonNode tool = r.get("tools").get(spec.name());
+                @SuppressWarnings("unchecked")
+                Map<String, Object> props = (Map<String, Object>) spec.inputSchema().get("properties");
+                List<String> seen = new ArrayList<>();
+                tool.get("properties").forEach(p -> seen.add(p.asText()));
+                assertThat(seen).as(spec.name() + " parameters, no sandbox_id")
+                        .containsExactlyElementsOf(props.keySet());
+                assertThat(tool.get("additionalProperties").asBoolean(true)).isFalse();
+                List<String> outputs = new ArrayList<>();
+                tool.get("outputProperties").forEach(p -> outputs.add(p.asText()));
+                assertThat(outputs).as(spec.name() + " result fields").containsAll(spec.output().keySet());
+            }
+            Set<String> called = new LinkedHashSet<>();
+            calls.forEach(c -> called.add(c.name()));
+            assertThat(called).as("every tool is called at least once").containsExactlyInAnyOrderElementsOf(expected);
+        }
+
+        JsonNode results = r.get("calls");
+        assertThat(results.size()).isEqualTo(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            Call c = calls.get(i);
+            JsonNode got = results.get(i);
+            String where = profile + " on " + backend + ", call " + (i + 1) + " " + c.name() + ": " + got;
+            assertThat(got.get("textMatches").asBoolean()).as(where + " (text = structuredContent)").isTrue();
+            JsonNode s = got.get("structured");
+            assertThat(got.get("isError").asBoolean()).as(where + " isError").isEqualTo(!s.get("success").asBoolean());
+            for (String e : c.expect()) {
+                int eq = e.indexOf('=');
+                if (eq < 0) {
+                    assertThat(s.has(e)).as(where + " has " + e).isTrue();
+                } else {
+                    String field = e.substring(0, eq);
+                    assertThat(s.has(field)).as(where + " has " + field).isTrue();
+                    assertThat(s.get(field).asText()).as(where + " " + field).isEqualTo(e.substring(eq + 1));
+                }
+            }
+        }
+    }
+}

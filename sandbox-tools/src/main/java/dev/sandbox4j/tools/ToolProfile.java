@@ -1,0 +1,50 @@
+package dev.sandbox4j.tools;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * Which published tool surface a tool set exposes: its tool names, parameter names and units, defaults, required
+ * fields, result fields and error codes. Every profile is a naming and shape layer over the same operations (the
+ * same output caps, structured errors, retryable table and capability switches); docs/tools.md has a table per
+ * profile.
+ */
+public enum ToolProfile {
+    /** sandbox4j's own set: {@code bash}, {@code exec}, {@code execute_code}, {@code view} and the file tools. */
+    DEFAULT("default"),
+    /** AgentBay's CodeSpace tools: {@code shell}, {@code run_code} and its filesystem tools. */
+    AGENTBAY("agentbay"),
+    /** The coding server: {@code bash} (with heartbeats every 15 s), {@code view}, {@code create_file},
+     * {@code str_replace}. */
+    CODING("coding"),
+    /** The execute-code spec: one {@code execute_code} tool with its status and error codes. */
+    EXECUTE_CODE("execute-code"),
+    /** Spacebot: {@code shell}, {@code file} (read, write, list) and {@code exec}. */
+    SPACEBOT("spacebot"),
+    /** AIO sandbox's file API, one tool per endpoint: {@code file_read}, {@code file_write}, ... */
+    AIO("aio");
+
+    private final String code;
+
+    ToolProfile(String code) {
+        this.code = code;
+    }
+
+    /** The name used in configuration and by the MCP server's {@code --tools}, such as {@code execute-code}. */
+    public String code() {
+        return code;
+    }
+
+    /** The profile for a name such as {@code agentbay}; an unknown name is an {@link IllegalArgumentException}. */
+    public static ToolProfile fromCode(String name) {
+        String n = name.trim().toLowerCase(Locale.ROOT);
+        for (ToolProfile p : values()) {
+            if (p.code.equals(n)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("unknown tool profile '" + name + "'; profiles: "
+                + Arrays.stream(values()).map(ToolProfile::code).collect(Collectors.joining(", ")));
+    }
+}
