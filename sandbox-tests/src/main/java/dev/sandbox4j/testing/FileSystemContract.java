@@ -219,11 +219,11 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     }
 
     /**
-     * Without background processes (the in-memory backend), the change comes from the sink itself, re-entering the
-     * file system. Backends that stream through an agent (docker) do not support calls from inside the sink.
+     * The change comes from the sink itself, re-entering the file system: every backend allows calls from inside a
+     * sink (docker streams through its agent, and writes the sink on the caller's thread so the agent's reader is
+     * free for the nested call).
      */
     @Test
-    @Requires(absent = Feature.BACKGROUND_PROCESSES)
     default void readToUnchanged_changedFromTheSinkWhileStreaming_failsConflict(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         fs.write("moving.txt", "line of a growing file\n".repeat(10_000));
