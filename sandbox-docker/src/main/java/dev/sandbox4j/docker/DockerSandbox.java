@@ -123,8 +123,14 @@ final class DockerSandbox implements Sandbox {
         ResourceLimits l = spec.limits();
         var c = engine.control;
         Map<String, String> labels = labels();
-        // The engine creates the two named volumes, with these labels, as part of creating the container.
-        VolumeOptions volumeOptions = new VolumeOptions().withLabels(labels);
+        // The engine creates the two named volumes, with these labels, as part of creating the container. With a
+        // workspace quota both are sized tmpfs volumes of the local driver (issue 16): no path of the engine's host is
+        // named, so a remote engine works, and the engine's disk is never written.
+        long tmpForRun = l.tmpBytes() > 0 ? l.tmpBytes() : 256 * ResourceLimits.MIB;
+        VolumeOptions workspaceOptions = volumeOptions(labels, l.workspaceBytes(), l.workspaceInodes(), uid, gid);
+        // the run volume's root stays root's (the sandbox user gets a private directory in it, see ensureRunDir)
+        VolumeOptions runOptions = volumeOptions(labels, l.hasWorkspaceQuota() ? tmpForRun : 0,
+                l.hasWorkspaceQuota() ? RUN_INODES : 0, 0, 0);
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -149,9 +155,9 @@ final class DockerSandbox implements Sandbox {
                 .withLogConfig(new LogConfig(LogConfig.LoggingType.JSON_FILE, Map.of("max-size", "1m", "max-file", "1")))
                 .withMounts(List.of(
                         new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE)
-                                .withVolumeOptions(volumeOptions),
+                                .withVolumeOptions(workspaceOptions),
                         new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")
-                                .withVolumeOptions(volumeOptions)))
+                                .withVolumeOptions(runOptions)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
             hc.withPidsLimit((long) l.maxProcesses());
@@ -205,6 +211,32 @@ final class DockerSandbox implements Sandbox {
         }
         info = buildInfo(inspected);
         expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Files and directories the private run volume may hold when it is a sized tmpfs. */
+    static final long RUN_INODES = 4096;
+
+    /**
+     * Options of a volume the engine creates: the labels and, when {@code bytes} or {@code inodes} is set, a tmpfs of
+     * the local driver of that size, its root (mode 0755) owned by {@code owner}. tmpfs counts its own root
+     * directory as one inode, hence the + 1.
+     */
+    private static VolumeOptions volumeOptions(Map<String, String> labels, long bytes, long inodes, int owner,
+                                               int group) {
+        VolumeOptions o = new VolumeOptions().withLabels(labels);
+        if (bytes <= 0 && inodes <= 0) {
+            return o;
+        }
+        List<String> opts = new ArrayList<>();
+        if (bytes > 0) {
+            opts.add("size=" + bytes);
+        }
+        if (inodes > 0) {
+            opts.add("nr_inodes=" + (inodes + 1));
+        }
+        opts.addAll(List.of("uid=" + owner, "gid=" + group, "mode=0755", "nosuid", "nodev"));
+        return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
+                .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
     }
 
     /** Probes the container once: interpreters, OOM counter, writable workspace and run directory. */
@@ -290,11 +322,21 @@ final class DockerSandbox implements Sandbox {
         if (interpreters.isEmpty()) {
             features.remove(Feature.CODE_EXECUTION);
         }
+        ResourceLimits asked = spec.limits();
+        if (asked.hasWorkspaceQuota()) {
+            details.put("workspaceQuota", "tmpfs volume (local driver): " + asked.workspaceBytes() + " bytes, "
+                    + asked.workspaceInodes() + " inodes; memory of the engine's host, charged to the container's "
+                    + "memory limit for what commands write");
+        } else {
+            features.remove(Feature.WORKSPACE_QUOTA);
+            details.put("workspaceQuota", "none (not asked for): a plain volume on the engine's disk");
+        }
         if (spec.network() != NetworkPolicy.NONE) {
             details.put("networkPolicy", "allow_all (default bridge)");
         }
         return new SandboxInfo(id, DockerSandboxProvider.NAME, features,
-                new ResourceLimits(mem, (int) pids, cpus, fsize, tmp), details);
+                new ResourceLimits(mem, (int) pids, cpus, fsize, tmp, asked.workspaceBytes(), asked.workspaceInodes()),
+                details);
     }
 
     static synchronized String seccompProfile(DockerOptions o) {
