@@ -224,6 +224,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
             }
             Path workspace = ws;
             Path staging = ctl.resolve("staging");
+            String noQuota = WorkspaceQuota.unavailableReason(host);
             if (granted.hasWorkspaceQuota()) {
                 try {
                     WorkspaceQuota.mount(ws, granted, uid, gid);
@@ -233,6 +234,7 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                         throw WorkspaceQuota.refused(granted, e.getMessage());
                     }
                     granted = granted.withoutWorkspaceQuota();
+                    noQuota = e.getMessage();
                 }
             }
             if (granted.hasWorkspaceQuota()) {
@@ -364,8 +366,8 @@ final class LocalSandbox implements Sandbox, Shell, CodeRunner {
                     ? "tmpfs on the host workspace dir: " + inForce.workspaceBytes() + " bytes, "
                     + inForce.workspaceInodes() + " inodes (memory: commands' files are charged to the sandbox's "
                     + "memory cgroup, the file API's to the JVM's; no host disk)"
-                    : spec.limits().hasWorkspaceQuota() ? "none (best effort: "
-                    + String.valueOf(WorkspaceQuota.unavailableReason(host)) + ")" : "none (not asked for)");
+                    : spec.limits().hasWorkspaceQuota() ? "none (best effort: " + noQuota + ")"
+                    : "none (not asked for)");
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info);
             OPEN.add(sandbox);
