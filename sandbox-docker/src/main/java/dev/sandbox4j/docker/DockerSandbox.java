@@ -96,7 +96,29 @@ final class DockerSandbox implements Sandbox {
         this.code = new DockerCode(this);
     }
 
+    /**
+     * Memory the container keeps for its processes when its workspace (a tmpfs charged to the container's memory
+     * cgroup) is full. Measured: with a 512 MiB quota over a 128 MiB memory limit, a command filling the workspace
+     * was OOM-killed, and then so was the container's PID 1 (the file pages stay charged), ending the sandbox.
+     */
+    static final long WORKSPACE_MEMORY_HEADROOM = 64 * ResourceLimits.MIB;
+    /** Size of the private run volume when it is a tmpfs: stdin and code files, FIFOs. */
+    static final long RUN_BYTES = 64 * ResourceLimits.MIB;
+
+    /** Refuses a quota the memory limit cannot hold beside the processes (INVALID_ARGUMENT, before anything is made). */
+    static void checkQuotaFitsMemory(ResourceLimits l) {
+        if (l.memoryBytes() > 0 && l.workspaceBytes() > 0
+                && l.workspaceBytes() > l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "the workspace quota (" + l.workspaceBytes()
+                    + " bytes) does not fit in the memory limit (" + l.memoryBytes() + " bytes): on Docker the "
+                    + "workspace is a tmpfs whose files count against the container's memory, which must keep at least "
+                    + WORKSPACE_MEMORY_HEADROOM + " bytes for its processes. Raise memoryBytes, lower workspaceBytes, "
+                    + "or ask for no quota (ResourceLimits.withoutWorkspaceQuota())");
+        }
+    }
+
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
+        checkQuotaFitsMemory(spec.limits());
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
@@ -126,10 +148,13 @@ final class DockerSandbox implements Sandbox {
         // The engine creates the two named volumes, with these labels, as part of creating the container. With a
         // workspace quota both are sized tmpfs volumes of the local driver (issue 16): no path of the engine's host is
         // named, so a remote engine works, and the engine's disk is never written.
-        long tmpForRun = l.tmpBytes() > 0 ? l.tmpBytes() : 256 * ResourceLimits.MIB;
-        VolumeOptions workspaceOptions = volumeOptions(labels, l.workspaceBytes(), l.workspaceInodes(), uid, gid);
+        // an inode quota alone still gets a size: tmpfs's default (half the engine host's memory) could outgrow the
+        // container's memory limit
+        long wsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
+                ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
+        VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid);
         // the run volume's root stays root's (the sandbox user gets a private directory in it, see ensureRunDir)
-        VolumeOptions runOptions = volumeOptions(labels, l.hasWorkspaceQuota() ? tmpForRun : 0,
+        VolumeOptions runOptions = volumeOptions(labels, l.hasWorkspaceQuota() ? RUN_BYTES : 0,
                 l.hasWorkspaceQuota() ? RUN_INODES : 0, 0, 0);
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));

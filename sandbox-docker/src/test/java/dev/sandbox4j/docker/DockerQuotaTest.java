@@ -51,6 +51,27 @@ class DockerQuotaTest {
         }
     }
 
+    /** A quota the memory limit cannot hold beside the processes would let a full workspace OOM-kill PID 1. */
+    @Test
+    void quotaThatDoesNotFitInTheMemoryLimit_isRefusedBeforeAnythingIsMade() {
+        DockerTestSupport.requireDocker();
+        SandboxException e = null;
+        try (Sandbox s = DockerTestSupport.open(SandboxSpec.builder()
+                .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * MIB)).build())) {
+            s.close();
+        } catch (SandboxException ex) {
+            e = ex;
+        }
+        assertThat(e).as("512 MiB of workspace in a 128 MiB memory limit").isNotNull();
+        assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT);
+        assertThat(e.getMessage()).contains("memory limit").contains("withoutWorkspaceQuota");
+        assertThat(DockerTestSupport.ownedResources()).isEmpty();
+        try (Sandbox s = DockerTestSupport.open(SandboxSpec.builder()
+                .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * MIB).withWorkspaceQuota(64 * MIB, 1000)).build())) {
+            assertThat(s.info().limits().workspaceBytes()).isEqualTo(64 * MIB);
+        }
+    }
+
     @Test
     void engineDiskDoesNotMoveWhileCommandsFillTheWorkspaceAndTheRunDir() throws Exception {
         Path dockerRoot = Path.of("/var/lib/docker");

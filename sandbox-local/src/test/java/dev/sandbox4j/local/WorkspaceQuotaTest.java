@@ -120,6 +120,25 @@ class WorkspaceQuotaTest {
         assertThat(Jail.leaks()).as("the tmpfs is unmounted at close").isEmpty();
     }
 
+    /**
+     * A quota larger than the memory limit: the command filling the (memory-backed) workspace is killed by the memory
+     * cgroup, the sandbox goes on (its agent is outside the commands' group), and deleting the file makes room.
+     */
+    @Test
+    void quotaOverTheMemoryLimit_fillingKillsTheCommandNotTheSandbox() {
+        Assumptions.assumeTrue(quotaUnavailable() == null, "no workspace quota in this setting");
+        Assumptions.assumeTrue(Jail.limitsHere().memory(), "no memory cgroup in this setting");
+        try (Sandbox s = Jail.open(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(120))
+                .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * MIB).withWorkspaceQuota(512 * MIB, 1000))
+                .build())) {
+            ExecResult fill = sh(s, "dd if=/dev/zero of=big bs=1M count=300");
+            assertThat(fill.exitCode()).as(fill.toString()).isNotZero();
+            assertThat(sh(s, "echo alive").stdout()).isEqualTo("alive\n");
+            assertThat(sh(s, "rm big && dd if=/dev/zero of=small bs=1M count=16 2>/dev/null && wc -c < small")
+                    .stdout().trim()).isEqualTo(Long.toString(16 * MIB));
+        }
+    }
+
     private static ErrorKind catchKind(Runnable r) {
         try {
             r.run();

@@ -135,7 +135,7 @@ public interface WorkspaceQuotaContract extends ConformanceSupport {
     @Requires({Feature.SHELL, Feature.WORKSPACE_QUOTA})
     default void workspaceQuota_shellFillsTheInodes_getsEnospc_apiTooAndSandboxRecovers(Sandbox ignored) {
         try (Sandbox s = openWithQuota(QUOTA_BYTES, QUOTA_INODES)) {
-            ExecResult fill = sh(s, "mkdir d && i=0; while [ $i -lt 1000 ] && : > d/f$i; do i=$((i+1)); done; echo made=$i");
+            ExecResult fill = sh(s, "mkdir d && i=0; while [ $i -lt 1000 ] && true > d/f$i; do i=$((i+1)); done; echo made=$i");
             assertThat(fill.stderr()).as(fill.toString()).contains("No space left on device");
             int made = Integer.parseInt(fill.stdout().replaceAll("(?s).*made=(\\d+).*", "$1"));
             assertThat((long) made).as("files the command could make").isLessThan(QUOTA_INODES)
