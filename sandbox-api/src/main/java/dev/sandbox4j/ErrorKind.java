@@ -31,6 +31,12 @@ public enum ErrorKind {
     PERMISSION_DENIED(false),
     /** The content exceeds a limit (read cap, file size limit, disk quota). */
     TOO_LARGE(false),
+    /**
+     * The workspace is full: its byte or file quota ({@link ResourceLimits#workspaceBytes()},
+     * {@link ResourceLimits#workspaceInodes()}) is used up. Delete files, then try again; the file that was being
+     * written keeps its old content.
+     */
+    NO_SPACE_LEFT(false),
     /** {@code replace} or {@code edit} found no occurrence of the text to replace. */
     NO_MATCH(false),
     /** {@code replace} or {@code edit} found the text to replace more than once. */
@@ -52,7 +58,7 @@ public enum ErrorKind {
     BACKEND_UNAVAILABLE(true),
     /** The caller's thread was interrupted while it waited; the command it waited for has been killed. */
     INTERRUPTED(false),
-    /** An I/O error the other kinds do not describe (disk full, broken pipe). */
+    /** An I/O error the other kinds do not describe (a broken pipe, a failing disk). */
     IO_ERROR(true),
     /** A bug or an unexpected state inside sandbox4j or the backend. */
     INTERNAL(false);

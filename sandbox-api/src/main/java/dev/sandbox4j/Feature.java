@@ -24,6 +24,12 @@ public enum Feature {
     PROCESS_LIMIT,
     /** The CPU limit of the spec is enforced. */
     CPU_LIMIT,
+    /**
+     * The workspace quota of the spec ({@link ResourceLimits#workspaceBytes()}, {@link ResourceLimits#workspaceInodes()})
+     * is enforced: past it, writes fail inside the sandbox ({@code ENOSPC}) and through the file API
+     * ({@link ErrorKind#NO_SPACE_LEFT}).
+     */
+    WORKSPACE_QUOTA,
     /** The workspace holds symbolic links (created by commands); the file API never follows them out. */
     SYMLINKS,
     /** Files carry POSIX permission bits, reported by {@link FileSystem#stat}. */

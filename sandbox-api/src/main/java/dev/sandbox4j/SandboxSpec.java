@@ -14,7 +14,7 @@ import java.util.Objects;
  * <pre>{@code
  * SandboxSpec spec = SandboxSpec.builder()
  *     .commandTimeout(Duration.ofSeconds(30))
- *     .limits(ResourceLimits.DEFAULTS.withMemoryBytes(512 * ResourceLimits.MIB))
+ *     .limits(ResourceLimits.DEFAULTS.withMemoryBytes(2L << 30))
  *     .env("CI", "1")
  *     .file("main.py", "print('hi')\n")
  *     .build();

@@ -140,7 +140,7 @@ public final class BenchMain {
                 o.exclude("docker|Docker|testcontainers");
             }
             if (!local) {
-                o.exclude("\\.local$|localOpenOnly|bwrap");
+                o.exclude("\\.local$|localOpenOnly|localNoQuota|bwrap");
             }
             if (g.exclude() != null) {
                 o.exclude(g.exclude());

@@ -34,6 +34,44 @@ public final class Boxes {
         }
     }
 
+    /** The default spec without the workspace quota (issue 16): what the quota costs, next to {@link Local}. */
+    static dev.sandbox4j.SandboxSpec noQuota() {
+        return dev.sandbox4j.SandboxSpec.builder()
+                .limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withoutWorkspaceQuota()).build();
+    }
+
+    @State(Scope.Benchmark)
+    public static class LocalNoQuota {
+        Sandbox sandbox;
+
+        @Setup(Level.Trial)
+        public void open() {
+            sandbox = Sandboxes.open("local", noQuota());
+            Host.ok(sandbox.shell().run("true"));
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            sandbox.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class DockerNoQuota {
+        Sandbox sandbox;
+
+        @Setup(Level.Trial)
+        public void open() {
+            sandbox = Sandboxes.open("docker", noQuota());
+            Host.ok(sandbox.shell().run("true"));
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            sandbox.close();
+        }
+    }
+
     @State(Scope.Benchmark)
     public static class Memory {
         Sandbox sandbox;

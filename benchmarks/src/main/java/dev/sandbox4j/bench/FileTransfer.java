@@ -61,6 +61,18 @@ public class FileTransfer {
         return roundTrip(b.sandbox.files(), d);
     }
 
+    /** The same on a local sandbox without the workspace quota (a plain host directory instead of a tmpfs). */
+    @Benchmark
+    public long localNoQuota(Data d, Boxes.LocalNoQuota b) {
+        return roundTrip(b.sandbox.files(), d);
+    }
+
+    /** The same on a docker sandbox without the workspace quota (a plain volume instead of a tmpfs volume). */
+    @Benchmark
+    public long dockerNoQuota(Data d, Boxes.DockerNoQuota b) {
+        return roundTrip(b.sandbox.files(), d);
+    }
+
     @Benchmark
     public long memory(Data d, Boxes.Memory b) {
         return roundTrip(b.sandbox.files(), d);

@@ -23,6 +23,16 @@ public class OpenClose {
         }
     }
 
+    /** The same without the workspace quota: no tmpfs mounted at open, none unmounted at close. */
+    @Benchmark
+    public ExecResult localNoQuota() {
+        try (Sandbox s = Sandboxes.open("local", Boxes.noQuota())) {
+            ExecResult r = s.shell().run("true");
+            Host.ok(r);
+            return r;
+        }
+    }
+
     @Benchmark
     public ExecResult docker() {
         try (Sandbox s = Sandboxes.open("docker")) {

@@ -53,6 +53,7 @@ final class Report {
         String o = "open + `true` + close";
         rows.add(new Row(o, "local", "OpenClose.local", "`bwrap … true`", "RoundTrip.bwrapFresh[cmd=true]"));
         rows.add(new Row(o, "docker", "OpenClose.docker", "`docker run --rm … true`", "OpenClose.dockerRunRm"));
+        rows.add(new Row(o, "local", "OpenClose.local", "same, no workspace quota", "OpenClose.localNoQuota"));
         rows.add(new Row("open only (close untimed)", "docker", "OpenClose.dockerOpenOnly", "`docker run -d …`",
                 "OpenClose.dockerRunDetached"));
         rows.add(new Row("open only (close untimed)", "local", "OpenClose.localOpenOnly", "`bwrap … true`",
@@ -62,6 +63,9 @@ final class Report {
         rows.add(new Row(t, "docker", "FileTransfer.docker", "`docker cp` in + out", "FileTransfer.dockerCp"));
         rows.add(new Row(t, "memory", "FileTransfer.memory", "`Files.copy` in + out on the host",
                 "FileTransfer.filesCopy"));
+        rows.add(new Row(t, "local", "FileTransfer.local", "same, no workspace quota", "FileTransfer.localNoQuota"));
+        rows.add(new Row(t, "docker", "FileTransfer.docker", "same, no workspace quota",
+                "FileTransfer.dockerNoQuota"));
         String g = "grep, 100 MiB file (match on the last line)";
         rows.add(new Row(g, "local", "Grep.bigLocal", "`grep -c` on the host", "Grep.bigHostGrep"));
         rows.add(new Row(g, "docker", "Grep.bigDocker", "`grep -c` on the host", "Grep.bigHostGrep"));

@@ -242,7 +242,9 @@ class FaultTest {
         try {
             Rel.warmUp("local");
             Rel.Snapshot base = Rel.Snapshot.take();
-            Sandbox s = new LocalSandboxProvider(LocalOptions.defaults().withTempDir(mnt)).open(SandboxSpec.defaults());
+            // no workspace quota: the workspace is then a plain directory of the (full) temp dir, which is the case here
+            Sandbox s = new LocalSandboxProvider(LocalOptions.defaults().withTempDir(mnt)).open(SandboxSpec.builder()
+                    .limits(ResourceLimits.DEFAULTS.withoutWorkspaceQuota()).build());
             try {
                 s.files().write("keep.txt", "precious");
                 ExecResult dd = s.shell().run("dd if=/dev/zero of=big bs=1M count=64 2>&1; echo rc=$?");

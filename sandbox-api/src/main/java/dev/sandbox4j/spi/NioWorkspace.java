@@ -72,6 +72,8 @@ public final class NioWorkspace implements FileSystem {
     private final Path root;
     private final Path staging;
     private final Options options;
+    /** With {@link Options#withMaxEntries}: at least the number of entries in the workspace; -1 until counted. */
+    private final java.util.concurrent.atomic.AtomicLong entries = new java.util.concurrent.atomic.AtomicLong(-1);
 
     /** Settings of a {@link NioWorkspace}. Immutable. */
     public static final class Options {
@@ -79,31 +81,43 @@ public final class NioWorkspace implements FileSystem {
         private final Integer gid;
         private final long maxFileBytes;
         private final Runnable guard;
+        private final long maxEntries;
 
-        private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard) {
+        private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard, long maxEntries) {
             this.uid = uid;
             this.gid = gid;
             this.maxFileBytes = maxFileBytes;
             this.guard = guard;
+            this.maxEntries = maxEntries;
         }
 
         public static Options defaults() {
-            return new Options(null, null, 0, () -> { });
+            return new Options(null, null, 0, () -> { }, 0);
         }
 
         /** Files and directories created through the API get this owner (the sandbox's uid on the host). */
         public Options withOwner(int uid, int gid) {
-            return new Options(uid, gid, maxFileBytes, guard);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
         }
 
         /** Writes past this size fail with {@link ErrorKind#TOO_LARGE}; 0 for no limit. */
         public Options withMaxFileBytes(long maxFileBytes) {
-            return new Options(uid, gid, maxFileBytes, guard);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
         }
 
         /** Runs before every operation; throw from it to refuse (a closed sandbox throws {@link ErrorKind#CLOSED}). */
         public Options withGuard(Runnable guard) {
-            return new Options(uid, gid, maxFileBytes, guard);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
+        }
+
+        /**
+         * Creating a file, directory or link that would make the workspace hold more than {@code maxEntries} entries
+         * fails with {@link ErrorKind#NO_SPACE_LEFT}; 0 for no limit. Counted by this object (an upper bound, made
+         * exact by a walk before anything is refused), so it holds only where nothing but this API creates entries,
+         * as in the in-memory backend; a real file system's own inode limit is what bounds commands.
+         */
+        public Options withMaxEntries(long maxEntries) {
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
         }
     }
 
@@ -228,10 +242,21 @@ public final class NioWorkspace implements FileSystem {
                 throw tooLarge(rel, attrs.size() + content.length);
             }
             try (SeekableByteChannel ch = openRegularFile(dir, p(name, rel), rel)) {
-                ch.position(ch.size()); // no O_APPEND: NIO refuses READ with APPEND, and read-write cannot block
+                long before = ch.size();
+                ch.position(before); // no O_APPEND: NIO refuses READ with APPEND, and read-write cannot block
                 ByteBuffer buf = ByteBuffer.wrap(content);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
+                try {
+                    while (buf.hasRemaining()) {
+                        ch.write(buf);
+                    }
+                } catch (IOException partial) {
+                    // a full workspace (or any failure) leaves the file as it was, not half appended
+                    try {
+                        ch.truncate(before);
+                    } catch (IOException ignored) {
+                        // the original error is what the caller needs
+                    }
+                    throw partial;
                 }
             }
         } catch (IOException e) {
@@ -278,6 +303,8 @@ public final class NioWorkspace implements FileSystem {
             if (existing instanceof PosixFileAttributes) {
                 mode = ((PosixFileAttributes) existing).permissions();
             }
+        } else {
+            reserveEntry(rel);
         }
         Path temp = newStagingPath();
         try {
@@ -287,6 +314,9 @@ public final class NioWorkspace implements FileSystem {
             }
             own(temp, mode == null ? "rw-r--r--" : null, mode);
             moveIn(temp, dir, name, rel);
+            if (existing == null) {
+                madeEntry();
+            }
         } finally {
             Files.deleteIfExists(temp);
         }
@@ -299,6 +329,38 @@ public final class NioWorkspace implements FileSystem {
     private void moveIn(Path temp, SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
         try (SecureDirectoryStream<Path> stage = stagingDir()) {
             stage.move(temp.getFileName(), dir, p(name, rel));
+        }
+    }
+
+    /** Refuses (NO_SPACE_LEFT) to create an entry past {@link Options#withMaxEntries}; counts exactly first. */
+    private void reserveEntry(String rel) {
+        long max = options.maxEntries;
+        if (max <= 0) {
+            return;
+        }
+        long n = entries.get();
+        if (n < 0 || n + 1 > max) {
+            n = countEntries();
+            entries.set(n);
+        }
+        if (n + 1 > max) {
+            throw new SandboxException(ErrorKind.NO_SPACE_LEFT, rel + ": no space left in the workspace (its quota of "
+                    + max + " files and directories is used up; delete files to make room)");
+        }
+    }
+
+    private void madeEntry() {
+        if (options.maxEntries > 0) {
+            entries.getAndUpdate(n -> n < 0 ? n : n + 1);
+        }
+    }
+
+    /** Entries under the workspace root, not following links. */
+    private long countEntries() {
+        try (java.util.stream.Stream<Path> all = Files.walk(root)) {
+            return all.count() - 1;
+        } catch (IOException | UncheckedIOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "counting the workspace's entries: " + e.getMessage(), e);
         }
     }
 
@@ -326,12 +388,14 @@ public final class NioWorkspace implements FileSystem {
 
     /** Makes directory {@code segment} in {@code dir}: in staging, then renamed in, so creation stays fd-relative. */
     private void createDirectory(SecureDirectoryStream<Path> dir, String segment, String rel) throws IOException {
+        reserveEntry(rel);
         Path temp = newStagingPath();
         Files.createDirectory(temp);
         try {
             own(temp, "rwxr-xr-x", null);
             try (SecureDirectoryStream<Path> stage = stagingDir()) {
                 stage.move(temp.getFileName(), dir, p(segment, rel));
+                madeEntry();
             } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
                 // another caller made it first: use theirs
             }
@@ -665,6 +729,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public void move(String from, String to, boolean overwrite) {
         guard();
+        entries.set(-1); // an overwrite removes an entry (or a tree): recounted when a quota check needs it
         String src = WorkspacePaths.requireNonRoot(from);
         String dst = WorkspacePaths.requireNonRoot(to);
         if (dst.equals(src)) {
@@ -769,16 +834,19 @@ public final class NioWorkspace implements FileSystem {
             throw new SandboxException(ErrorKind.TOO_LARGE, src + " is nested deeper than " + MAX_WALK_DEPTH
                     + " directory levels below the copied directory; nothing was copied");
         }
+        reserveEntry(dst);
         Path temp = newStagingPath();
         try {
             if (attrs.isSymbolicLink()) {
                 Files.createSymbolicLink(temp, readLink(src));
                 own(temp, null, null);
                 moveIn(temp, dstDir, dstName, dst);
+                madeEntry();
             } else if (attrs.isDirectory()) {
                 Files.createDirectory(temp);
                 own(temp, null, permissions(attrs));
                 moveIn(temp, dstDir, dstName, dst);
+                madeEntry();
                 try (SecureDirectoryStream<Path> from = srcDir.newDirectoryStream(p(srcName, src),
                         LinkOption.NOFOLLOW_LINKS);
                      SecureDirectoryStream<Path> into = dstDir.newDirectoryStream(p(dstName, dst),
@@ -800,6 +868,7 @@ public final class NioWorkspace implements FileSystem {
                 }
                 own(temp, null, permissions(attrs));
                 moveIn(temp, dstDir, dstName, dst);
+                madeEntry();
             } else {
                 throw specialRefused(src);
             }
@@ -816,6 +885,7 @@ public final class NioWorkspace implements FileSystem {
     @Override
     public void delete(String path, boolean recursive) {
         guard();
+        entries.set(-1); // recounted when a quota check needs it
         String rel = WorkspacePaths.requireNonRoot(path);
         List<String> segments = WorkspacePaths.segments(rel);
         try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
@@ -1309,6 +1379,12 @@ public final class NioWorkspace implements FileSystem {
         return new SandboxException(ErrorKind.TOO_LARGE, rel + " is too large (" + size + " bytes or more)");
     }
 
+    /** The workspace's file system is full (its quota): ENOSPC or EDQUOT. */
+    static SandboxException noSpace(String rel, IOException e) {
+        return new SandboxException(ErrorKind.NO_SPACE_LEFT, rel + ": no space left in the workspace (its byte or "
+                + "file quota is used up; delete files to make room)", e);
+    }
+
     private static SandboxException notFound(String rel) {
         return new SandboxException(ErrorKind.NOT_FOUND, rel + ": no such file or directory");
     }
@@ -1327,6 +1403,12 @@ public final class NioWorkspace implements FileSystem {
     static SandboxException translate(IOException e, String rel) {
         String reason = e instanceof FileSystemException && ((FileSystemException) e).getReason() != null
                 ? ((FileSystemException) e).getReason() : "";
+        // a write(2) that fails is a plain IOException whose message is strerror
+        String message = reason.isEmpty() && e.getMessage() != null ? e.getMessage() : reason;
+        if (message.contains("No space left on device") || message.contains("Disk quota exceeded")
+                || message.equals("out of disk space")) { // the last: jimfs (the in-memory backend)
+            return noSpace(rel, e);
+        }
         if (e instanceof NoSuchFileException) {
             return new SandboxException(ErrorKind.NOT_FOUND, rel + ": no such file or directory", e);
         }
@@ -1352,7 +1434,7 @@ public final class NioWorkspace implements FileSystem {
         if (reason.contains("File name too long")) {
             return new SandboxException(ErrorKind.INVALID_PATH, "invalid path '" + rel + "': name too long", e);
         }
-        if (reason.contains("File too large") || reason.contains("Disk quota exceeded")) {
+        if (reason.contains("File too large")) {
             return new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + reason, e);
         }
         if (reason.contains("Invalid argument")) {

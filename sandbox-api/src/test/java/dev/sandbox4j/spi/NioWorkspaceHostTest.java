@@ -269,4 +269,20 @@ class NioWorkspaceHostTest {
         }
         assertThat(escapes.get()).as("reads that reached the host file").isZero();
     }
+
+    /** Issue 16: a full file system is NO_SPACE_LEFT, from write(2) (a plain IOException) and from path calls alike. */
+    @Test
+    void fullFileSystem_isNoSpaceLeft_notIoErrorOrTooLarge() {
+        assertThat(NioWorkspace.translate(new IOException("No space left on device"), "a").kind())
+                .isEqualTo(ErrorKind.NO_SPACE_LEFT);
+        assertThat(NioWorkspace.translate(new java.nio.file.FileSystemException("/h/a", null,
+                "No space left on device"), "a").kind()).isEqualTo(ErrorKind.NO_SPACE_LEFT);
+        assertThat(NioWorkspace.translate(new java.nio.file.FileSystemException("/h/a", null,
+                "Disk quota exceeded"), "a").kind()).isEqualTo(ErrorKind.NO_SPACE_LEFT);
+        SandboxException e = NioWorkspace.translate(new IOException("No space left on device"), "dir/f.txt");
+        assertThat(e.getMessage()).startsWith("dir/f.txt").doesNotContain("/h/");
+        assertThat(NioWorkspace.translate(new java.nio.file.FileSystemException("/h/a", null, "File too large"), "a")
+                .kind()).isEqualTo(ErrorKind.TOO_LARGE);
+        assertThat(NioWorkspace.translate(new IOException("Broken pipe"), "a").kind()).isEqualTo(ErrorKind.IO_ERROR);
+    }
 }

@@ -44,6 +44,10 @@ final class DockerErrors {
             return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
                     what + ": the sandbox container is not running (" + brief(e) + ")", e, false);
         }
+        if (noSpace(e)) {
+            return new SandboxException(ErrorKind.NO_SPACE_LEFT, what + ": no space left in the workspace (its byte "
+                    + "or file quota is used up; delete files to make room): " + brief(e), e);
+        }
         if (e instanceof DockerException de) {
             return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
                     what + ": Docker engine error " + de.getHttpStatus() + ": " + brief(e), e, de.getHttpStatus() >= 500);
@@ -53,6 +57,17 @@ final class DockerErrors {
                     what + ": cannot reach the Docker engine (" + brief(e) + ")" + HINT, e, true);
         }
         return new SandboxException(ErrorKind.INTERNAL, what + ": " + brief(e), e);
+    }
+
+    /** Whether the engine (an archive upload) failed for a full file system: ENOSPC or EDQUOT. */
+    static boolean noSpace(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+            if (m.contains("no space left on device") || m.contains("disk quota exceeded")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static boolean isTransport(Throwable e) {
@@ -103,7 +118,8 @@ final class DockerErrors {
             }
         }
         if (text.contains("No space left on device") || text.contains("Disk quota exceeded")) {
-            return new SandboxException(ErrorKind.TOO_LARGE, what + ": no space left: " + abbreviate(text));
+            return new SandboxException(ErrorKind.NO_SPACE_LEFT, what + ": no space left in the workspace (its byte "
+                    + "or file quota is used up; delete files to make room): " + abbreviate(text));
         }
         if (text.contains("File too large")) {
             return new SandboxException(ErrorKind.TOO_LARGE, what + ": file size limit: " + abbreviate(text));

@@ -233,8 +233,21 @@ final class DockerFiles implements FileSystem {
         // engine) resolves no path the sandbox controls. The commit script, as the sandbox user, then checks the
         // target's parents for links, creates them, and renames the temp file into place.
         String tmpName = ".sandbox4j-" + UUID.randomUUID() + ".tmp";
-        sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
-                List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);
+        try {
+            sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
+                    List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);
+        } catch (SandboxException e) {
+            if (e.kind() == ErrorKind.NO_SPACE_LEFT) {
+                // the engine leaves what it extracted before the workspace filled up: give that space back
+                try {
+                    script("removing a failed upload", "rm -f -- \"$1\"", null,
+                            WorkspaceScripts.WORKSPACE + "/" + tmpName);
+                } catch (SandboxException ignored) {
+                    // the original error is what the caller needs
+                }
+            }
+            throw e;
+        }
         script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, WorkspaceScripts.WORKSPACE + "/" + tmpName, rel,
                 append ? "1" : "0");
     }

@@ -109,7 +109,29 @@ final class DockerSandbox implements Sandbox {
         this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
     }
 
+    /**
+     * Memory the container keeps for its processes when its workspace (a tmpfs charged to the container's memory
+     * cgroup) is full. Measured: with a 512 MiB quota over a 128 MiB memory limit, a command filling the workspace
+     * was OOM-killed, and then so was the container's PID 1 (the file pages stay charged), ending the sandbox.
+     */
+    static final long WORKSPACE_MEMORY_HEADROOM = 64 * ResourceLimits.MIB;
+    /** Size of the private run volume when it is a tmpfs: stdin and code files, FIFOs. */
+    static final long RUN_BYTES = 64 * ResourceLimits.MIB;
+
+    /** Refuses a quota the memory limit cannot hold beside the processes (INVALID_ARGUMENT, before anything is made). */
+    static void checkQuotaFitsMemory(ResourceLimits l) {
+        if (l.memoryBytes() > 0 && l.workspaceBytes() > 0
+                && l.workspaceBytes() > l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "the workspace quota (" + l.workspaceBytes()
+                    + " bytes) does not fit in the memory limit (" + l.memoryBytes() + " bytes): on Docker the "
+                    + "workspace is a tmpfs whose files count against the container's memory, which must keep at least "
+                    + WORKSPACE_MEMORY_HEADROOM + " bytes for its processes. Raise memoryBytes, lower workspaceBytes, "
+                    + "or ask for no quota (ResourceLimits.withoutWorkspaceQuota())");
+        }
+    }
+
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
+        checkQuotaFitsMemory(spec.limits());
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
@@ -139,8 +161,17 @@ final class DockerSandbox implements Sandbox {
         ResourceLimits l = spec.limits();
         var c = engine.control;
         Map<String, String> labels = labels();
-        // The engine creates the two named volumes, with these labels, as part of creating the container.
-        VolumeOptions volumeOptions = new VolumeOptions().withLabels(labels);
+        // The engine creates the two named volumes, with these labels, as part of creating the container. With a
+        // workspace quota both are sized tmpfs volumes of the local driver (issue 16): no path of the engine's host is
+        // named, so a remote engine works, and the engine's disk is never written.
+        // an inode quota alone still gets a size: tmpfs's default (half the engine host's memory) could outgrow the
+        // container's memory limit
+        long wsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
+                ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
+        VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid);
+        // the run volume holds the agent; its root stays root's, so the sandbox user can write nothing there
+        VolumeOptions runOptions = volumeOptions(labels, l.hasWorkspaceQuota() ? RUN_BYTES : 0,
+                l.hasWorkspaceQuota() ? RUN_INODES : 0, 0, 0);
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -167,9 +198,9 @@ final class DockerSandbox implements Sandbox {
                 .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE, null))
                 .withMounts(List.of(
                         new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE)
-                                .withVolumeOptions(volumeOptions),
+                                .withVolumeOptions(workspaceOptions),
                         new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")
-                                .withVolumeOptions(volumeOptions)))
+                                .withVolumeOptions(runOptions)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
             hc.withPidsLimit((long) l.maxProcesses());
@@ -323,6 +354,32 @@ final class DockerSandbox implements Sandbox {
         HELPERS.execute(this::close);
     }
 
+    /** Files and directories the private run volume may hold when it is a sized tmpfs. */
+    static final long RUN_INODES = 4096;
+
+    /**
+     * Options of a volume the engine creates: the labels and, when {@code bytes} or {@code inodes} is set, a tmpfs of
+     * the local driver of that size, its root (mode 0755) owned by {@code owner}. tmpfs counts its own root
+     * directory as one inode, hence the + 1.
+     */
+    private static VolumeOptions volumeOptions(Map<String, String> labels, long bytes, long inodes, int owner,
+                                               int group) {
+        VolumeOptions o = new VolumeOptions().withLabels(labels);
+        if (bytes <= 0 && inodes <= 0) {
+            return o;
+        }
+        List<String> opts = new ArrayList<>();
+        if (bytes > 0) {
+            opts.add("size=" + bytes);
+        }
+        if (inodes > 0) {
+            opts.add("nr_inodes=" + (inodes + 1));
+        }
+        opts.addAll(List.of("uid=" + owner, "gid=" + group, "mode=0755", "nosuid", "nodev"));
+        return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
+                .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
+    }
+
     /** Probes the container once: interpreters, the writable workspace, and the OOM counter's baseline. */
     private Map<Language, String> probe() {
         AgentChannel.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
@@ -384,13 +441,23 @@ final class DockerSandbox implements Sandbox {
         if (interpreters.isEmpty()) {
             features.remove(Feature.CODE_EXECUTION);
         }
+        ResourceLimits asked = spec.limits();
+        if (asked.hasWorkspaceQuota()) {
+            details.put("workspaceQuota", "tmpfs volume (local driver): " + asked.workspaceBytes() + " bytes, "
+                    + asked.workspaceInodes() + " inodes; memory of the engine's host, charged to the container's "
+                    + "memory limit for what commands write");
+        } else {
+            features.remove(Feature.WORKSPACE_QUOTA);
+            details.put("workspaceQuota", "none (not asked for): a plain volume on the engine's disk");
+        }
         if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
             features.remove(Feature.NETWORK_ISOLATION);
             details.put("networkPolicy", spec.network() + " through the host's egress proxy (127.0.0.1:"
                     + AgentEgress.PORT + " in the sandbox; loopback only otherwise)");
         }
         return new SandboxInfo(id, DockerSandboxProvider.NAME, features,
-                new ResourceLimits(mem, (int) pids, cpus, fsize, tmp), details);
+                new ResourceLimits(mem, (int) pids, cpus, fsize, tmp, asked.workspaceBytes(), asked.workspaceInodes()),
+                details);
     }
 
     static synchronized String seccompProfile(DockerOptions o) {

@@ -21,7 +21,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
     static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION, Feature.NETWORK_ISOLATION,
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
-            Feature.POSIX_PERMISSIONS));
+            Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA));
 
     private final DockerOptions options;
 

@@ -38,6 +38,10 @@ final class WorkspaceScripts {
             set -f
             fail() { printf 'E:%s:%s\\n' "$1" "$2" >&2; exit 3; }
             rel() { r=${1#/workspace}; r=${r#/}; printf '%s' "${r:-.}"; }
+            mkdir_failed() {
+              case $1 in *"No space left"*|*"quota exceeded"*) fail NO_SPACE_LEFT "no space left in the workspace to create the directory $(rel "$P") (its byte or file quota is used up; delete files to make room)" ;; esac
+              fail IO_ERROR "cannot create the directory $(rel "$P")"
+            }
             walk() {
               _r=$1; _c=$2; P=/workspace
               [ -z "$_r" ] && return 0
@@ -47,7 +51,7 @@ final class WorkspaceScripts {
                 if [ -L "$P" ]; then fail PERMISSION_DENIED "refusing to follow the symbolic link $(rel "$P")"; fi
                 if [ ! -e "$P" ]; then
                   if [ "$_c" = 1 ]; then
-                    mkdir -- "$P" 2>/dev/null || { [ -d "$P" ] && [ ! -L "$P" ]; } || fail IO_ERROR "cannot create the directory $(rel "$P")"
+                    _e=$(mkdir -- "$P" 2>&1) || { [ -d "$P" ] && [ ! -L "$P" ]; } || mkdir_failed "$_e"
                   else
                     fail NOT_FOUND "no such file or directory: $(rel "$P")"
                   fi
@@ -143,7 +147,12 @@ final class WorkspaceScripts {
             [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
             if [ -e "$P" ] && [ ! -f "$P" ]; then fail PERMISSION_DENIED "not a regular file: $(rel "$P")"; fi
-            if [ "$3" = 1 ]; then sbx_open 4; /usr/bin/cat -- "$t" >> "/proc/self/fd/4"; exit; fi
+            if [ "$3" = 1 ]; then
+              sbx_open 4; _s=$(/usr/bin/stat -L -c %s "/proc/self/fd/4") || exit 1
+              # a full workspace leaves the file as it was, not half appended
+              /usr/bin/cat -- "$t" >> "/proc/self/fd/4" || { /usr/bin/truncate -s "$_s" "/proc/self/fd/4"; exit 1; }
+              exit
+            fi
             if [ -f "$P" ]; then m=$(stat -c %a -- "$P") && chmod "$(printf '%o' $((0$m & 0777)))" -- "$t" || exit 1; fi
             mv -f -T -- "$t" "$P"
             """;
@@ -154,7 +163,7 @@ final class WorkspaceScripts {
             elif [ -d "$P" ]; then exit 0
             elif [ -e "$P" ]; then fail NOT_A_DIRECTORY "exists and is not a directory: $(rel "$P")"
             fi
-            mkdir -- "$P" 2>/dev/null || [ -d "$P" ] || fail IO_ERROR "cannot create the directory $(rel "$P")"
+            _e=$(mkdir -- "$P" 2>&1) || [ -d "$P" ] || mkdir_failed "$_e"
             """;
 
     /** $1 rel, $2 recursive (1/0). */

@@ -211,7 +211,8 @@ class DockerAttackTest {
     @Test
     void resourceDos_memoryBombIsKilledWithOomDetail() {
         try (Sandbox b = DockerTestSupport.open(SandboxSpec.builder()
-                .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * ResourceLimits.MIB)).build())) {
+                .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * ResourceLimits.MIB)
+                        .withWorkspaceQuota(32 * ResourceLimits.MIB, 4096)).build())) {
             ExecResult r = b.shell().run("python3 -c \"x = bytearray(1 << 30); print(len(x))\"");
             assertThat(r.status()).isEqualTo(ExecStatus.KILLED);
             assertThat(r.exitCode()).isEqualTo(137);

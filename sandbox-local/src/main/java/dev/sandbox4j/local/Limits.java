@@ -55,7 +55,8 @@ record Limits(boolean memory, boolean processes, boolean cpu, boolean rlimitProc
                     + "(info().limits() reports it)");
         }
         return new ResourceLimits(memory ? want.memoryBytes() : 0, processes ? want.maxProcesses() : 0,
-                cpu ? want.cpus() : 0, want.maxFileBytes(), want.tmpBytes());
+                cpu ? want.cpus() : 0, want.maxFileBytes(), want.tmpBytes(), want.workspaceBytes(),
+                want.workspaceInodes());
     }
 
     static boolean kernelAtLeast(int major, int minor) {

@@ -93,6 +93,8 @@ final class LocalSandbox implements Sandbox {
     final Cgroups cgroups;
     private final Path ctl;
     private final Path workspace;
+    /** The host directory made for the workspace: the workspace itself, or the quota tmpfs's mount point. */
+    private final Path wsRoot;
     private final int uid;
     private final int gid;
     private final Process jail;
@@ -107,13 +109,14 @@ final class LocalSandbox implements Sandbox {
     /** Why the sandbox closed itself (its jail died), or null. */
     private volatile String deathDetail;
 
-    private LocalSandbox(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path workspace, int uid, int gid,
-                         Process jail, SandboxInfo info) {
+    private LocalSandbox(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path wsRoot, Path workspace,
+                         Path staging, int uid, int gid, Process jail, SandboxInfo info) {
         this.id = id;
         this.spec = spec;
         this.cgroups = cgroups;
         this.ctl = ctl;
         this.workspace = workspace;
+        this.wsRoot = wsRoot;
         this.uid = uid;
         this.gid = gid;
         this.jail = jail;
@@ -133,7 +136,7 @@ final class LocalSandbox implements Sandbox {
         if (Host.isRoot()) {
             fo = fo.withOwner(uid, gid);
         }
-        this.files = new NioWorkspace(workspace, ctl.resolve("staging"), fo);
+        this.files = new NioWorkspace(workspace, staging, fo);
         this.channel = new AgentChannel(id, jail.getInputStream(), jail.getOutputStream(), this::agentEnded);
         this.shell = new AgentShell(id, spec, channel, files, langs, AgentShell.commandPermits(
                 info.limits().maxProcesses()), new JailHooks());
@@ -178,6 +181,7 @@ final class LocalSandbox implements Sandbox {
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
+        granted = WorkspaceQuota.decide(host, granted, spec.bestEffortLimits());
         if (!Seccomp.available()) {
             // fail closed: without the syscall filter the jail would be weaker than documented
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
@@ -214,6 +218,25 @@ final class LocalSandbox implements Sandbox {
             if (root) {
                 chown(ws, uid, gid);
             }
+            Path workspace = ws;
+            Path staging = ctl.resolve("staging");
+            String noQuota = WorkspaceQuota.unavailableReason(host);
+            if (granted.hasWorkspaceQuota()) {
+                try {
+                    WorkspaceQuota.mount(ws, granted, uid, gid);
+                } catch (IOException e) {
+                    // root without CAP_SYS_ADMIN (a container), or no tmpfs: the quota cannot hold here
+                    if (!spec.bestEffortLimits()) {
+                        throw WorkspaceQuota.refused(granted, e.getMessage());
+                    }
+                    granted = granted.withoutWorkspaceQuota();
+                    noQuota = e.getMessage();
+                }
+            }
+            if (granted.hasWorkspaceQuota()) {
+                workspace = WorkspaceQuota.workspace(ws);
+                staging = WorkspaceQuota.staging(ws);
+            }
             Path agentDir = Files.createDirectory(ctl.resolve("agent"));
             Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
             Map<String, byte[]> binaries = new LinkedHashMap<>(Map.of(AgentBinary.REAPER, reaperBytes,
@@ -233,7 +256,7 @@ final class LocalSandbox implements Sandbox {
             boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
             ResourceLimits inForce = new ResourceLimits(cg.memory ? granted.memoryBytes() : 0,
                     cg.pids || nproc ? granted.maxProcesses() : 0, cg.cpu ? granted.cpus() : 0, maxFile,
-                    granted.tmpBytes());
+                    granted.tmpBytes(), granted.workspaceBytes(), granted.workspaceInodes());
             if (!spec.bestEffortLimits() && !inForce.equals(granted.withMaxFileBytes(maxFile))) {
                 throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend could not set every limit "
                         + "asked for in " + cg + " (asked " + granted + ", set " + inForce + "); see the host's "
@@ -243,7 +266,7 @@ final class LocalSandbox implements Sandbox {
             long dataLimit = !cg.memory && spec.limits().memoryBytes() > 0 && host.prlimit != null
                     ? spec.limits().memoryBytes() : 0;
 
-            List<String> args = bwrapArgs(spec, inForce, ws, agentDir, uid, gid);
+            List<String> args = bwrapArgs(spec, inForce, workspace, agentDir, uid, gid);
             writeSecret(ctl.resolve("args"), nulJoin(args));
             writeSecret(ctl.resolve("seccomp"), Seccomp.program());
             writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -321,6 +344,9 @@ final class LocalSandbox implements Sandbox {
             if (inForce.cpus() > 0) {
                 features.add(Feature.CPU_LIMIT);
             }
+            if (inForce.hasWorkspaceQuota()) {
+                features.add(Feature.WORKSPACE_QUOTA);
+            }
             Map<String, String> details = new LinkedHashMap<>();
             details.put("bwrap", host.bwrap);
             details.put("uid", Integer.toString(uid));
@@ -335,7 +361,13 @@ final class LocalSandbox implements Sandbox {
                         + "the sandbox as a whole is not bounded)");
             }
             details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
-            details.put("workspace", ws.toString());
+            details.put("workspace", workspace.toString());
+            details.put("workspace quota", inForce.hasWorkspaceQuota()
+                    ? "tmpfs on the host workspace dir: " + inForce.workspaceBytes() + " bytes, "
+                    + inForce.workspaceInodes() + " inodes (memory: commands' files are charged to the sandbox's "
+                    + "memory cgroup, the file API's to the JVM's; no host disk)"
+                    : spec.limits().hasWorkspaceQuota() ? "none (best effort: " + noQuota + ")"
+                    : "none (not asked for)");
             if (spec.network().mode() == NetworkPolicy.Mode.NONE) {
                 features.add(Feature.NETWORK_ISOLATION);
             } else {
@@ -343,7 +375,7 @@ final class LocalSandbox implements Sandbox {
                         + AgentEgress.PORT + " in the sandbox; loopback only otherwise)");
             }
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
-            LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, uid, gid, jail, info);
+            LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info);
             OPEN.add(sandbox);
             sandbox.startReaders();
             sandbox.awaitReady();
@@ -776,7 +808,7 @@ final class LocalSandbox implements Sandbox {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);
         }
-        deleteOrRemember(workspace);
+        deleteOrRemember(wsRoot);
         deleteOrRemember(ctl);
         retryLeftovers();
     }
@@ -799,6 +831,8 @@ final class LocalSandbox implements Sandbox {
         if (root == null) {
             return true;
         }
+        // a workspace quota's tmpfs goes first (its memory with it); then the mount point is an empty directory
+        WorkspaceQuota.unmount(root);
         try {
             NioWorkspace.deleteTree(root);
         } catch (IOException | RuntimeException ignored) {

@@ -56,6 +56,9 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (can.cpu()) {
             f.add(Feature.CPU_LIMIT);
         }
+        if (WorkspaceQuota.unavailableReason(host) == null) {
+            f.add(Feature.WORKSPACE_QUOTA);
+        }
         return f;
     }
 

@@ -36,7 +36,8 @@ final class Jail {
     static Sandbox open(SandboxSpec spec) {
         assumeAvailable();
         Limits here = limitsHere();
-        boolean all = here.memory() && here.processes() && here.cpu();
+        boolean all = here.memory() && here.processes() && here.cpu()
+                && WorkspaceQuota.unavailableReason(Host.get(LocalOptions.defaults())) == null;
         return PROVIDER.open(all ? spec : spec.toBuilder().bestEffortLimits(true).build());
     }
 
@@ -79,6 +80,16 @@ final class Jail {
                     // gone
                 }
             });
+        } catch (IOException ignored) {
+            // no /proc
+        }
+        try {
+            // workspace quota tmpfs mounts of this JVM's sandboxes
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+                if (line.contains(LocalSandbox.PREFIX + LocalSandbox.OWNER) && line.contains(WorkspaceQuota.DEVICE)) {
+                    leaks.add("mount " + line);
+                }
+            }
         } catch (IOException ignored) {
             // no /proc
         }

@@ -29,7 +29,8 @@ class LimitsTest {
     void defaultSpecOpensOnlyWhereEveryLimitHolds() {
         Limits here = Jail.limitsHere();
         System.out.println("[limits] setting: " + CgroupSetting.get(LocalOptions.defaults()) + "; " + here);
-        if (here.memory() && here.processes() && here.cpu()) {
+        String noQuota = WorkspaceQuota.unavailableReason(Host.get(LocalOptions.defaults()));
+        if (here.memory() && here.processes() && here.cpu() && noQuota == null) {
             try (Sandbox s = Jail.PROVIDER.open(SandboxSpec.defaults())) {
                 assertThat(s.info().limits()).isEqualTo(ResourceLimits.DEFAULTS);
             }
@@ -45,6 +46,9 @@ class LimitsTest {
                         }
                         if (!here.cpu()) {
                             assertThat(se.getMessage()).contains("CPU");
+                        }
+                        if (here.memory() && here.cpu() && noQuota != null) {
+                            assertThat(se.getMessage()).contains("workspace quota");
                         }
                         assertThat(se.getMessage()).contains("bestEffortLimits");
                     });

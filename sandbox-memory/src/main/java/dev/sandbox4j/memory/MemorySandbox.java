@@ -62,7 +62,7 @@ import java.util.stream.Collectors;
  * no process, no network, no timeout.
  */
 public final class MemorySandbox implements Sandbox {
-    static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS);
+    static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA);
 
     private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
 
@@ -85,8 +85,13 @@ public final class MemorySandbox implements Sandbox {
 
     private MemorySandbox(SandboxSpec spec) {
         this.spec = Objects.requireNonNull(spec, "spec");
-        this.jimfs = Jimfs.newFileSystem(Configuration.unix().toBuilder()
-                .setAttributeViews("basic", "owner", "posix", "unix").build());
+        Configuration.Builder config = Configuration.unix().toBuilder()
+                .setAttributeViews("basic", "owner", "posix", "unix");
+        if (spec.limits().workspaceBytes() > 0) {
+            // the whole jimfs is the workspace plus the file API's staging: its size bounds what the workspace holds
+            config.setMaxSize(spec.limits().workspaceBytes());
+        }
+        this.jimfs = Jimfs.newFileSystem(config.build());
         Path workspace = jimfs.getPath(WorkspacePaths.WORKSPACE);
         Path staging = jimfs.getPath("/.staging");
         try {
@@ -97,6 +102,7 @@ public final class MemorySandbox implements Sandbox {
         }
         this.files = new NioWorkspace(workspace, staging, NioWorkspace.Options.defaults()
                 .withMaxFileBytes(spec.limits().maxFileBytes())
+                .withMaxEntries(spec.limits().workspaceInodes())
                 .withGuard(this::checkOpen));
         this.deadlineNanos = System.nanoTime() + spec.lifetime().toNanos();
         spec.files().forEach(files::write);
@@ -179,8 +185,15 @@ public final class MemorySandbox implements Sandbox {
     @Override
     public SandboxInfo info() {
         checkOpen();
-        return new SandboxInfo(id, MemorySandboxProvider.NAME, FEATURES, ResourceLimits.NONE,
-                Map.of("filesystem", "jimfs"));
+        ResourceLimits asked = spec.limits();
+        if (!asked.hasWorkspaceQuota()) {
+            return new SandboxInfo(id, MemorySandboxProvider.NAME, Set.of(Feature.POSIX_PERMISSIONS),
+                    ResourceLimits.NONE, Map.of("filesystem", "jimfs"));
+        }
+        return new SandboxInfo(id, MemorySandboxProvider.NAME, FEATURES,
+                ResourceLimits.NONE.withWorkspaceQuota(asked.workspaceBytes(), asked.workspaceInodes()),
+                Map.of("filesystem", "jimfs", "workspaceQuota", "jimfs max size (8 KiB blocks) and a count of the "
+                        + "file API's entries"));
     }
 
     @Override

@@ -182,6 +182,7 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.INVALID_ARGUMENT,    // anyCall_badArgument_failsInvalidArgumentAndChangesNothing
                 ErrorKind.PERMISSION_DENIED,   // FileSystemSecurityContract (SYMLINKS + SHELL; FIFO with SHELL)
                 ErrorKind.TOO_LARGE,           // readText_overMaxReadBytes_failsTooLarge
+                ErrorKind.NO_SPACE_LEFT,       // WorkspaceQuotaContract (WORKSPACE_QUOTA)
                 ErrorKind.NO_MATCH,            // replace_noMatch_failsNoMatchAndChangesNothing
                 ErrorKind.AMBIGUOUS_MATCH,     // replace_threeMatches_failsAmbiguousSayingHowMany
                 ErrorKind.UNSUPPORTED_LANGUAGE, // CodeRunnerContract.run_unknownLanguageName_...

@@ -37,7 +37,9 @@ public interface LimitsContract extends ConformanceSupport {
     @Test
     @Requires({Feature.SHELL, Feature.MEMORY_LIMIT})
     default void memoryLimit_overAllocation_isStoppedAndSandboxGoesOn(Sandbox ignored) {
-        try (Sandbox sandbox = open(ResourceLimits.DEFAULTS.withMemoryBytes(256 * ResourceLimits.MIB))) {
+        // a workspace quota that fits beside the processes: memory-backed workspaces count against the limit
+        try (Sandbox sandbox = open(ResourceLimits.DEFAULTS.withMemoryBytes(256 * ResourceLimits.MIB)
+                .withWorkspaceQuota(64 * ResourceLimits.MIB, 16_384))) {
             assertThat(sandbox.info().limits().memoryBytes()).isEqualTo(256 * ResourceLimits.MIB);
             ExecResult r = sh(sandbox, "python3 -c \"x = bytearray(768 * 1024 * 1024); x[::4096] = b'1' * "
                     + "len(x[::4096]); print('allocated')\"", 60);

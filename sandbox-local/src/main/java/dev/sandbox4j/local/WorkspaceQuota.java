@@ -1,0 +1,184 @@
+package dev.sandbox4j.local;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.SandboxException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The workspace's byte and inode quota (issue 16): a tmpfs of {@code size=<workspaceBytes>} and
+ * {@code nr_inodes=<workspaceInodes + 3>} mounted on the sandbox's host workspace directory, so the host path keeps
+ * working for the file API and bwrap binds a directory of it at {@code /workspace}. Layout of the mount:
+ * <pre>
+ *   &lt;ws&gt;/     the tmpfs root, root:root 0711 (the sandbox uid may pass through it, not list it)
+ *   &lt;ws&gt;/w    the workspace, owned by the sandbox uid, bound at /workspace
+ *   &lt;ws&gt;/s    the file API's staging directory, root 0700 (same file system, so its renames stay atomic;
+ *               never bound into the jail)
+ * </pre>
+ * Writes past the quota fail with ENOSPC inside the jail and through the file API ({@code NO_SPACE_LEFT}). The pages
+ * are memory: those written by commands are charged to the sandbox's memory cgroup, those written through the file
+ * API to the JVM's. The host's disk is not touched (no blocks, no inodes).
+ *
+ * <p>Only root can mount (a user namespace's mount is invisible to the host's file API, and bwrap 0.8's
+ * {@code --size} has no inode count): as a non-root user the quota cannot hold, and {@link #decide} refuses a spec
+ * that asks for one unless it accepts best effort. The mount is undone at close, and by the {@link Janitor} for
+ * sandboxes of a JVM that died.
+ */
+final class WorkspaceQuota {
+    /** tmpfs inodes that are not the workspace's own: the tmpfs root, the workspace dir, the staging dir. */
+    static final int OWN_INODES = 3;
+    /** The device name of every workspace mount, so the mount table says what it is. */
+    static final String DEVICE = "sandbox4j-workspace";
+
+    private WorkspaceQuota() {
+    }
+
+    /** Why a workspace quota cannot hold for this JVM, or null when it can (root with mount(8)). */
+    static String unavailableReason(Host host) {
+        if (!host.root) {
+            return "a workspace quota needs a mount, and only root can mount on the host (bwrap's own tmpfs lives "
+                    + "in the jail's mount namespace, out of the file API's reach, and bwrap 0.8 cannot bound its "
+                    + "inodes); run the JVM as root, or use the docker backend";
+        }
+        if (Host.which("mount") == null || Host.which("umount") == null) {
+            return "mount(8) and umount(8) (util-linux) are not on PATH";
+        }
+        return null;
+    }
+
+    /**
+     * What of the spec's quota holds here: its bytes and inodes, or none. Refuses (UNSUPPORTED) a quota that cannot
+     * hold unless {@code bestEffort}.
+     */
+    static ResourceLimits decide(Host host, ResourceLimits want, boolean bestEffort) {
+        if (!want.hasWorkspaceQuota()) {
+            return want;
+        }
+        String why = unavailableReason(host);
+        if (why == null) {
+            return want;
+        }
+        if (bestEffort) {
+            return want.withoutWorkspaceQuota();
+        }
+        throw refused(want, why);
+    }
+
+    static SandboxException refused(ResourceLimits want, String why) {
+        return new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot enforce the workspace quota ("
+                + want.workspaceBytes() + " bytes, " + want.workspaceInodes() + " inodes) here: " + why
+                + ". Ask for no quota explicitly (ResourceLimits.withoutWorkspaceQuota(): the workspace is then "
+                + "bounded only by the host's disk), or SandboxSpec.builder().bestEffortLimits(true) to open with "
+                + "what holds (info().limits() reports it)");
+    }
+
+    /**
+     * Mounts the quota tmpfs on {@code ws} (an empty directory) and makes the workspace and staging directories in it.
+     * On failure nothing stays mounted.
+     */
+    static void mount(Path ws, ResourceLimits limits, int uid, int gid) throws IOException {
+        List<String> opts = new ArrayList<>(List.of("nosuid", "nodev", "mode=0711", "uid=0", "gid=0"));
+        // a size of 0 would mean "no limit" to tmpfs: the spec's 0 (not asked) becomes the largest tmpfs allows
+        opts.add("size=" + (limits.workspaceBytes() > 0 ? limits.workspaceBytes() : "50%"));
+        if (limits.workspaceInodes() > 0) {
+            opts.add("nr_inodes=" + (limits.workspaceInodes() + OWN_INODES));
+        }
+        run(List.of("mount", "-t", "tmpfs", "-o", String.join(",", opts), DEVICE, ws.toString()));
+        try {
+            Path w = Files.createDirectory(ws.resolve("w"),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.setAttribute(w, "unix:uid", uid, LinkOption.NOFOLLOW_LINKS);
+            Files.setAttribute(w, "unix:gid", gid, LinkOption.NOFOLLOW_LINKS);
+            Files.createDirectory(ws.resolve("s"),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (IOException | RuntimeException e) {
+            unmount(ws);
+            throw e;
+        }
+    }
+
+    static Path workspace(Path ws) {
+        return ws.resolve("w");
+    }
+
+    static Path staging(Path ws) {
+        return ws.resolve("s");
+    }
+
+    /**
+     * Unmounts whatever is mounted on {@code ws} (our tmpfs: its memory is freed); lazily when it is still busy (a
+     * process of a jail that has not died yet). Whether nothing is mounted there any more.
+     */
+    static boolean unmount(Path ws) {
+        if (!isMountPoint(ws)) {
+            return true;
+        }
+        try {
+            run(List.of("umount", ws.toString()));
+        } catch (IOException e) {
+            try {
+                run(List.of("umount", "-l", ws.toString()));
+            } catch (IOException ignored) {
+                // reported below
+            }
+        }
+        return !isMountPoint(ws);
+    }
+
+    /** Whether a workspace tmpfs of ours ({@link #DEVICE}) is mounted on {@code dir}, per this process's mount table. */
+    static boolean isMountPoint(Path dir) {
+        String want = escape(dir.toAbsolutePath().normalize().toString());
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"), StandardCharsets.UTF_8)) {
+                String[] f = line.split(" ");
+                int dash = line.indexOf(" - ");
+                if (f.length > 4 && f[4].equals(want) && dash > 0) {
+                    String[] tail = line.substring(dash + 3).split(" ");
+                    if (tail.length > 1 && tail[0].equals("tmpfs") && tail[1].equals(DEVICE)) {
+                        return true;
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        return false;
+    }
+
+    /** mountinfo's octal escapes of space, tab, newline and backslash. */
+    private static String escape(String path) {
+        return path.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012");
+    }
+
+    private static void run(List<String> cmd) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().put("PATH", "/usr/bin:/bin:/usr/sbin:/sbin");
+        pb.environment().put("LC_ALL", "C");
+        Process p = pb.start();
+        try {
+            p.getOutputStream().close();
+            byte[] out = p.getInputStream().readNBytes(4096);
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(cmd.get(0) + " did not finish in 10 s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): "
+                        + new String(out, StandardCharsets.UTF_8).trim());
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while running " + cmd.get(0), e);
+        }
+    }
+}
