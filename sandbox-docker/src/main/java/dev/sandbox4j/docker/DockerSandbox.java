@@ -115,8 +115,6 @@ final class DockerSandbox implements Sandbox {
      * was OOM-killed, and then so was the container's PID 1 (the file pages stay charged), ending the sandbox.
      */
     static final long WORKSPACE_MEMORY_HEADROOM = 64 * ResourceLimits.MIB;
-    /** Size of the private run volume when it is a tmpfs: stdin and code files, FIFOs. */
-    static final long RUN_BYTES = 64 * ResourceLimits.MIB;
 
     /** Refuses a quota the memory limit cannot hold beside the processes (INVALID_ARGUMENT, before anything is made). */
     static void checkQuotaFitsMemory(ResourceLimits l) {
@@ -169,9 +167,9 @@ final class DockerSandbox implements Sandbox {
         long wsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
                 ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
         VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid);
-        // the run volume holds the agent; its root stays root's, so the sandbox user can write nothing there
-        VolumeOptions runOptions = volumeOptions(labels, l.hasWorkspaceQuota() ? RUN_BYTES : 0,
-                l.hasWorkspaceQuota() ? RUN_INODES : 0, 0, 0);
+        // the agent's volume: a plain volume (an upload before start lands on its disk, which a tmpfs volume, mounted
+        // at start, would hide); its root and files are root's, so the sandbox can write nothing there
+        VolumeOptions runOptions = volumeOptions(labels, 0, 0, 0, 0);
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -354,8 +352,6 @@ final class DockerSandbox implements Sandbox {
         HELPERS.execute(this::close);
     }
 
-    /** Files and directories the private run volume may hold when it is a sized tmpfs. */
-    static final long RUN_INODES = 4096;
 
     /**
      * Options of a volume the engine creates: the labels and, when {@code bytes} or {@code inodes} is set, a tmpfs of
