@@ -165,8 +165,9 @@ public final class AgentShell implements Shell, CodeRunner {
             if (!c.awaitExit(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1)) {
                 c.forcedStatus = ExecStatus.TIMEOUT;
                 c.forcedDetail = "timed out after " + timeout.toMillis() + " ms";
-                c.forcedDetail += terminate(c) ? "; the command's processes were killed"
-                        : "; killing the process tree is still in progress";
+                if (terminate(c)) {
+                    c.forcedDetail += "; the command's processes were killed";
+                }
             }
         } catch (InterruptedException e) {
             c.forcedStatus = ExecStatus.KILLED;
@@ -192,9 +193,7 @@ public final class AgentShell implements Shell, CodeRunner {
                 if (c.isAlive()) {
                     c.forcedStatus = ExecStatus.TIMEOUT;
                     c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";
-                    if (!terminate(c)) {
-                        c.forcedDetail += "; killing the process tree is still in progress";
-                    }
+                    terminate(c);
                 }
             }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -384,6 +383,8 @@ public final class AgentShell implements Shell, CodeRunner {
             killTree(c);
         }
         if (!c.exit.isDone()) {
+            // said before the exit completes: a thread awaiting the result reads the detail right after
+            c.forcedDetail += "; killing the process tree is still in progress";
             c.exit.complete(137);
             commands.remove(c.id);
             channel.forget(c.id);
