@@ -1,5 +1,7 @@
 package dev.sandbox4j;
 
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -38,5 +40,15 @@ public interface CodeRunner {
     /** Starts a code context given a language name or alias ({@code "python"}, {@code "js"}). */
     default CodeContext createContext(String language) {
         return createContext(Language.of(language));
+    }
+
+    /** The code contexts of this sandbox not closed yet, oldest first. */
+    default List<CodeContext> contexts() {
+        return List.of();
+    }
+
+    /** The open code context with this id (as {@link CodeContext#id()}), if any. */
+    default Optional<CodeContext> context(String id) {
+        return contexts().stream().filter(c -> c.id().equals(id)).findFirst();
     }
 }

@@ -51,7 +51,7 @@ final class AgentCodeContexts {
     private static final Map<Language, String> DRIVERS = new ConcurrentHashMap<>();
 
     private final AgentShell shell;
-    private final Map<String, Context> open = new ConcurrentHashMap<>();
+    private final Map<String, Context> open = java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>());
 
     AgentCodeContexts(AgentShell shell) {
         this.shell = shell;
@@ -62,6 +62,12 @@ final class AgentCodeContexts {
         c.start(); // fails with the reason when the interpreter does not come up
         open.put(c.id, c);
         return c;
+    }
+
+    List<CodeContext> list() {
+        synchronized (open) {
+            return List.copyOf(open.values());
+        }
     }
 
     private static String driver(Language language) {

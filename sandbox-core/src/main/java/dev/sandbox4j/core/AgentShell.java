@@ -490,6 +490,12 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     @Override
+    public List<CodeContext> contexts() {
+        hooks.checkOpen();
+        return contexts.list();
+    }
+
+    @Override
     public CodeResult run(CodeRequest request) {
         hooks.checkOpen();
         Language lang = request.language();

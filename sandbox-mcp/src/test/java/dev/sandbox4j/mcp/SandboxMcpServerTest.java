@@ -114,8 +114,9 @@ class SandboxMcpServerTest {
         List<String> names = toolNames();
         assertThat(names).contains("bash", "exec", "execute_code", "view", "read_file", "read_multiple_files",
                 "write_file", "create_file", "str_replace", "edit_file", "create_directory", "list_directory",
-                "get_file_info", "move_file", "search_files", "grep", "create_sandbox", "kill_sandbox")
-                .hasSize(18);
+                "get_file_info", "move_file", "search_files", "grep", "create_code_context", "run_code",
+                "destroy_code_context", "create_sandbox", "kill_sandbox")
+                .hasSize(21);
         for (JsonNode t : tools) {
             if (!t.get("name").asText().equals("create_sandbox")) {
                 assertThat(t.at("/inputSchema/properties/sandbox_id/type").asText()).isEqualTo("string");

@@ -77,7 +77,8 @@ public final class MemorySandbox implements Sandbox {
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final Map<Language, CodeHandler> interpreters = new ConcurrentHashMap<>();
     private final Map<Language, ContextHandler> contextHandlers = new ConcurrentHashMap<>();
-    private final Map<String, MemoryContext> contexts = new ConcurrentHashMap<>();
+    private final Map<String, MemoryContext> contexts = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>());
     private final List<ExecRequest> commands = new CopyOnWriteArrayList<>();
     private final List<CodeRequest> codeRuns = new CopyOnWriteArrayList<>();
     private final Shell shell = new MemoryShell();
@@ -158,7 +159,9 @@ public final class MemorySandbox implements Sandbox {
 
     /** The ids of the code contexts open now. */
     public Set<String> openContexts() {
-        return Set.copyOf(contexts.keySet());
+        synchronized (contexts) {
+            return Set.copyOf(contexts.keySet());
+        }
     }
 
     /** Every command run so far, in order (handled, builtin or unknown). */
@@ -444,6 +447,14 @@ public final class MemorySandbox implements Sandbox {
             MemoryContext c = new MemoryContext(language, handler);
             contexts.put(c.id, c);
             return c;
+        }
+
+        @Override
+        public List<CodeContext> contexts() {
+            checkOpen();
+            synchronized (contexts) {
+                return List.copyOf(contexts.values());
+            }
         }
     }
 

@@ -48,6 +48,9 @@ class MemoryCodeContextTest {
             CodeContext b = sandbox.code().createContext(Language.PYTHON);
             assertThat(a.id()).isNotEqualTo(b.id());
             assertThat(sandbox.openContexts()).containsExactlyInAnyOrder(a.id(), b.id());
+            assertThat(sandbox.code().contexts()).containsExactly(a, b);
+            assertThat(sandbox.code().context(b.id())).containsSame(b);
+            assertThat(sandbox.code().context("ctx-none")).isEmpty();
             a.run("x = 41");
             assertThat(a.run("x").text()).isEqualTo("41");
             CodeResult inB = b.run("x");

@@ -250,7 +250,11 @@ public interface CodeContextContract extends ConformanceSupport {
             String pid = completed(c, CONTEXT_SNIPPETS.get(language).pid()).text();
             assertThat(pid).as(language.id()).matches("[0-9]+");
             assertThat(sandbox.shell().run("kill -0 " + pid).exitCode()).as("the interpreter runs").isZero();
+            assertThat(sandbox.code().context(c.id())).containsSame(c);
+            assertThat(sandbox.code().contexts()).contains(c);
             c.close();
+            assertThat(sandbox.code().context(c.id())).isEmpty();
+            assertThat(sandbox.code().contexts()).doesNotContain(c);
             c.close();
             assertThat(c.isOpen()).isFalse();
             expectError(ErrorKind.CLOSED, () -> c.run("1"));
