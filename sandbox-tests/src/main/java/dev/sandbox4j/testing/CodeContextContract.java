@@ -225,6 +225,42 @@ public interface CodeContextContract extends ConformanceSupport {
 
     @Test
     @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
+    default void context_garbageOnTheFrameChannel_restartsContextBounded(Sandbox sandbox) {
+        assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
+        try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {
+            // code that finds the driver's channel (fd 3) and floods it: one endless line, then a forged frame
+            for (String code : List.of("import os\nx = 1\nos.write(3, b'O ' + b'A' * (8 << 20))\nimport time\n"
+                    + "time.sleep(30)", "import os\nos.write(3, b'R \\xff\\xfe not base64\\n')\nimport time\n"
+                    + "time.sleep(30)", "import os\nos.write(3, b'Z QQ==\\n')\nimport time\ntime.sleep(30)")) {
+                long start = System.nanoTime();
+                CodeResult r = c.run(code, Duration.ofSeconds(20));
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the host did not wait for the run")
+                        .isLessThan(Duration.ofSeconds(15));
+                assertThat(r.status()).as(code).isEqualTo(CodeStatus.ERROR_RUNTIME);
+                assertThat(r.exec().detail()).as(code).contains("frame").contains("restarted");
+                assertThat(r.stdout().length()).isLessThan(100);
+                CodeResult after = c.run("x");
+                assertThat(after.stderr()).as("the restarted context is empty").contains("NameError");
+                completed(c, "x = 1");
+            }
+        }
+    }
+
+    @Test
+    @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
+    default void context_javascriptPromiseNeverSettling_timesOutAndKeepsState(Sandbox sandbox) {
+        assumeTrue(sandbox.code().languages().contains(Language.JAVASCRIPT), "no node in this sandbox");
+        try (CodeContext c = sandbox.code().createContext(Language.JAVASCRIPT)) {
+            completed(c, "var x = 41");
+            CodeResult r = c.run("new Promise(() => {})", Duration.ofSeconds(1));
+            assertThat(r.status()).isEqualTo(CodeStatus.TIMEOUT);
+            assertThat(r.exec().detail()).contains("kept its state");
+            assertThat(completed(c, "Promise.resolve(x + 1)").text()).as("an awaited value").isEqualTo("42");
+        }
+    }
+
+    @Test
+    @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
     default void context_matplotlibFigure_isPngWhenImportable(Sandbox sandbox) {
         assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
         try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {

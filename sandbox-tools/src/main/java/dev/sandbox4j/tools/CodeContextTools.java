@@ -21,7 +21,8 @@ import java.util.function.Function;
  * interpreter process).
  */
 final class CodeContextTools {
-    static final int MAX_CONTEXTS = 8;
+    /** Each context holds one of the sandbox's command slots (at least 8) for its life. */
+    static final int MAX_CONTEXTS = 4;
 
     private final Sandbox sandbox;
     private final ToolConfig config;
