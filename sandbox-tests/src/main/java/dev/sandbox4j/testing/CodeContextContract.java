@@ -84,6 +84,51 @@ public interface CodeContextContract extends ConformanceSupport {
         }
     }
 
+    /** The lifecycle on every backend with contexts, scripted ones included ({@link SandboxFixture#openWithContexts}). */
+    @Test
+    @Requires(Feature.CODE_CONTEXTS)
+    default void contextLifecycle_stateIndependenceLookupCloseAndSandboxClose() {
+        Sandbox sandbox = fixture().openWithContexts(dev.sandbox4j.SandboxSpec.defaults());
+        try {
+            CodeContext a;
+            try {
+                a = sandbox.code().createContext(Language.PYTHON);
+            } catch (dev.sandbox4j.SandboxException e) {
+                assumeTrue(e.kind() != ErrorKind.UNSUPPORTED_LANGUAGE, "no python contexts here: " + e.getMessage());
+                throw e;
+            }
+            CodeContext b = sandbox.code().createContext("py");
+            assertThat(a.id()).isNotEqualTo(b.id());
+            assertThat(a.language()).isEqualTo(Language.PYTHON);
+            assertThat(sandbox.code().contexts()).containsExactly(a, b);
+            assertThat(sandbox.code().context(b.id())).containsSame(b);
+            assertThat(sandbox.code().context("no-such-context")).isEmpty();
+
+            completed(a, "x = 41");
+            assertThat(completed(a, "x + 1").text()).as("state kept").isEqualTo("42");
+            CodeResult inB = b.run("x");
+            assertThat(inB.status()).as("x is not set in another context").isEqualTo(CodeStatus.ERROR_RUNTIME);
+            assertThat(inB.stderr()).contains("NameError");
+            completed(b, "x = 7");
+            assertThat(completed(a, "x").text()).isEqualTo("41");
+            assertThat(completed(b, "x").text()).isEqualTo("7");
+
+            a.close();
+            a.close();
+            assertThat(a.isOpen()).isFalse();
+            expectError(ErrorKind.CLOSED, () -> a.run("x"));
+            assertThat(sandbox.code().contexts()).containsExactly(b);
+            assertThat(b.isOpen()).isTrue();
+
+            sandbox.close();
+            assertThat(b.isOpen()).isFalse();
+            expectError(ErrorKind.CLOSED, () -> b.run("x"));
+            b.close();
+        } finally {
+            sandbox.close();
+        }
+    }
+
     @Test
     @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
     default void context_lastExpression_isTextApartFromStdout(Sandbox sandbox) {
@@ -213,7 +258,8 @@ public interface CodeContextContract extends ConformanceSupport {
         assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
         try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {
             // what the driver's own frames look like, printed by the code, at both levels
-            CodeResult r = completed(c, "import os, sys\nprint('R Y29tcGxldGVk')\nsys.stdout.write('READY 1\\nT QQ==\\n')\n"
+            CodeResult r = completed(c, "import os, sys\nprint('R Y29tcGxldGVk')\n"
+                    + "sys.stdout.write('READY 1\\nT QQ==\\n')\n"
                     + "os.write(1, b'R ZXJyb3I=\\n')\nos.write(2, b'P AAAA\\n')\nx = 5\nx");
             assertThat(r.stdout()).isEqualTo("R Y29tcGxldGVk\nREADY 1\nT QQ==\n");
             assertThat(r.stderr()).contains("R ZXJyb3I=").contains("P AAAA");
@@ -264,7 +310,8 @@ public interface CodeContextContract extends ConformanceSupport {
     default void context_matplotlibFigure_isPngWhenImportable(Sandbox sandbox) {
         assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
         try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {
-            String has = completed(c, "import importlib.util\nimportlib.util.find_spec('matplotlib') is not None").text();
+            String has = completed(c, "import importlib.util\n"
+                    + "importlib.util.find_spec('matplotlib') is not None").text();
             CodeResult r = completed(c, "try:\n    import matplotlib.pyplot as plt\n    plt.plot([1, 2, 3])\n"
                     + "except ImportError:\n    pass\n");
             if (has.equals("True")) {
