@@ -8,13 +8,36 @@ import java.util.Objects;
  *
  * @param status   completed, timeout, runtime error or setup error
  * @param language the language that ran
- * @param exec     exit code, capped output and duration of the interpreter process
+ * @param exec     exit code, capped output and duration of the interpreter process (of the run, in a
+ *                 {@link CodeContext})
+ * @param text     the value of the code's last expression as text, as a REPL prints it (a {@link CodeContext}'s
+ *                 runs), capped head+tail like the output; empty when there was none
+ * @param png      a PNG of the matplotlib figure the run left open (a Python {@link CodeContext}'s runs, when
+ *                 matplotlib is importable there), or null
  */
-public record CodeResult(CodeStatus status, Language language, ExecResult exec) {
+public record CodeResult(CodeStatus status, Language language, ExecResult exec, String text, byte[] png) {
     public CodeResult {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(language, "language");
         Objects.requireNonNull(exec, "exec");
+        Objects.requireNonNull(text, "text");
+        png = png == null ? null : png.clone();
+    }
+
+    /** A result without a value or figure (a one-off {@link CodeRunner#run}). */
+    public CodeResult(CodeStatus status, Language language, ExecResult exec) {
+        this(status, language, exec, "", null);
+    }
+
+    /** The PNG bytes (a copy), or null. */
+    @Override
+    public byte[] png() {
+        return png == null ? null : png.clone();
+    }
+
+    /** Whether the run returned a figure. */
+    public boolean hasPng() {
+        return png != null;
     }
 
     /** Maps a finished interpreter process to a code status: exit 0 completed, timeout, anything else a runtime error. */
@@ -45,5 +68,22 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec) 
 
     public boolean isSuccess() {
         return status == CodeStatus.COMPLETED;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CodeResult r && status == r.status && language == r.language && exec.equals(r.exec)
+                && text.equals(r.text) && java.util.Arrays.equals(png, r.png);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(status, language, exec, text, java.util.Arrays.hashCode(png));
+    }
+
+    @Override
+    public String toString() {
+        return "CodeResult[status=" + status + ", language=" + language + ", exec=" + exec + ", text=" + text
+                + ", png=" + (png == null ? "none" : png.length + " bytes") + "]";
     }
 }

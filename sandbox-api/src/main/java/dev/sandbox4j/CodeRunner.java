@@ -1,5 +1,7 @@
 package dev.sandbox4j;
 
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -22,4 +24,31 @@ public interface CodeRunner {
     }
 
     CodeResult run(CodeRequest request);
+
+    /**
+     * Starts a code context: one long-lived interpreter whose state (variables, imports, working directory) lasts
+     * from one {@link CodeContext#run} to the next, until {@link CodeContext#close} or the sandbox closes.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} without {@link Feature#CODE_CONTEXTS};
+     *                          {@link ErrorKind#UNSUPPORTED_LANGUAGE} for a language the sandbox has no context for
+     *                          (python and javascript have them where their runtime is present)
+     */
+    default CodeContext createContext(Language language) {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox has no code contexts");
+    }
+
+    /** Starts a code context given a language name or alias ({@code "python"}, {@code "js"}). */
+    default CodeContext createContext(String language) {
+        return createContext(Language.of(language));
+    }
+
+    /** The code contexts of this sandbox not closed yet, oldest first. */
+    default List<CodeContext> contexts() {
+        return List.of();
+    }
+
+    /** The open code context with this id (as {@link CodeContext#id()}), if any. */
+    default Optional<CodeContext> context(String id) {
+        return contexts().stream().filter(c -> c.id().equals(id)).findFirst();
+    }
 }

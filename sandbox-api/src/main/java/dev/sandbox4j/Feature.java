@@ -14,6 +14,11 @@ public enum Feature {
     SHARED_PROCESS_SPACE,
     /** Code snippets run in real interpreters ({@link CodeRunner}); otherwise they are scripted. */
     CODE_EXECUTION,
+    /**
+     * {@link CodeRunner#createContext} makes long-lived interpreters whose state (variables, imports, working
+     * directory) lasts across runs; with {@link #CODE_EXECUTION} they are real interpreters, else scripted.
+     */
+    CODE_CONTEXTS,
     /** Commands cannot see or touch the host outside the workspace (a jail or a container). */
     ISOLATION,
     /** Commands have no network unless the spec grants it. */

@@ -47,7 +47,7 @@ class ApiDumpTest {
         // shrink toward issue 19's 30, never grow unnoticed
         long types = publicTypes().stream().filter(c -> c.getPackageName().equals("dev.sandbox4j")).count();
         System.out.println("[api] public types in dev.sandbox4j: " + types);
-        assertThat(types).isLessThanOrEqualTo(36);
+        assertThat(types).isLessThanOrEqualTo(37); // 36 + CodeContext (issue 13), reviewed
     }
 
     private static String dump() throws Exception {

@@ -1,5 +1,6 @@
 package dev.sandbox4j.core;
 
+import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
@@ -107,6 +108,7 @@ public final class AgentShell implements Shell, CodeRunner {
     /** Bounds the commands alive at once: more would overrun the sandbox's process limit with gates. */
     private final Semaphore permits;
     private final int permitCount;
+    private final AgentCodeContexts contexts = new AgentCodeContexts(this);
 
     public AgentShell(String sandboxId, SandboxSpec spec, AgentChannel channel, FileSystem files,
                       Set<Language> languages, int permits, Hooks hooks) {
@@ -198,6 +200,25 @@ public final class AgentShell implements Shell, CodeRunner {
             }, request.timeout().toMillis(), TimeUnit.MILLISECONDS);
         }
         return c;
+    }
+
+    /**
+     * Starts a code context's interpreter: a background command with the wrapper's fixed environment (the user's
+     * variables are in its argv, for {@code env}), no timeout, its output going to {@code listener}.
+     */
+    AgentCommand startContext(ExecRequest request, OutputListener listener) {
+        hooks.checkOpen();
+        Duration wait = spec.commandTimeout();
+        if (!acquirePermit(wait.toMillis(), request)) {
+            throw new SandboxException(ErrorKind.TIMEOUT, "no command slot became free within " + wait.toMillis()
+                    + " ms (" + permitCount + " commands run at once per sandbox)");
+        }
+        return startHolding(request, listener, false, WRAPPER_ENV);
+    }
+
+    /** The variables a code context's interpreter gets, as NAME=VALUE: the backend's, then the spec's. */
+    List<String> contextEnv() {
+        return userEnv(Map.of());
     }
 
     /** Waits for a command slot (fair); false when none came within the time. */
@@ -455,6 +476,24 @@ public final class AgentShell implements Shell, CodeRunner {
     public Set<Language> languages() {
         hooks.checkOpen();
         return languages;
+    }
+
+    /** Python and JavaScript contexts, where their runtime is present; see {@link AgentCodeContexts}. */
+    @Override
+    public CodeContext createContext(Language language) {
+        hooks.checkOpen();
+        if (language == Language.BASH || !languages.contains(language)) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "no " + language.id()
+                    + " code context in this sandbox; contexts run: " + languages.stream()
+                    .filter(l -> l != Language.BASH).map(Language::id).sorted().collect(Collectors.joining(", ")));
+        }
+        return contexts.create(language);
+    }
+
+    @Override
+    public List<CodeContext> contexts() {
+        hooks.checkOpen();
+        return contexts.list();
     }
 
     @Override

@@ -203,4 +203,29 @@ public class SandboxAgentTools {
         return call("grep", "pattern", pattern, "path", path, "include", include, "exclude", exclude,
                 "case_insensitive", caseInsensitive, "max_results", maxResults);
     }
+
+    // code contexts (issue 13)
+
+    @Tool(name = "create_code_context", value = "Start a python or javascript code context whose variables, imports"
+            + " and working directory last across run_code calls; returns context_id.")
+    public String createCodeContext(@P(name = "language", description = "python or javascript") String language) {
+        return call("create_code_context", "language", language);
+    }
+
+    @Tool(name = "run_code", value = "Run code in a code context (context_id; state kept) or once without one;"
+            + " returns stdout, stderr, status, and the last expression's value as text.")
+    public String runCode(@P(name = "code", description = "The source code to run") String code,
+                          @P(name = "language", description = "python or javascript; required without context_id",
+                                  required = false) String language,
+                          @P(name = "context_id", description = "From create_code_context", required = false)
+                          String contextId,
+                          @P(name = "timeout_s", description = "Timeout in seconds (default 5)", required = false)
+                          Integer timeoutS) {
+        return call("run_code", "code", code, "language", language, "context_id", contextId, "timeout_s", timeoutS);
+    }
+
+    @Tool(name = "destroy_code_context", value = "End a code context and its interpreter.")
+    public String destroyCodeContext(@P(name = "context_id", description = "The context to end") String contextId) {
+        return call("destroy_code_context", "context_id", contextId);
+    }
 }

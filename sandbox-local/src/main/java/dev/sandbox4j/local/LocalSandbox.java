@@ -333,7 +333,7 @@ final class LocalSandbox implements Sandbox {
             }
 
             Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
-                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.ISOLATION,
+                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
                     Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
             if (inForce.memoryBytes() > 0) {
                 features.add(Feature.MEMORY_LIMIT);

@@ -35,6 +35,13 @@ class SandboxMcpServerTest {
 
     void start(ToolConfig config, int max, Duration idle) throws Exception {
         server = new SandboxMcpServer(() -> MemorySandbox.open()
+                .onContextCode(dev.sandbox4j.Language.PYTHON, (state, req) -> {
+                    // each run adds its number to the context's total and returns it as the value
+                    long total = (Long) state.getOrDefault("total", 0L) + Long.parseLong(req.code().trim());
+                    state.put("total", total);
+                    return new dev.sandbox4j.CodeResult(dev.sandbox4j.CodeStatus.COMPLETED, req.language(),
+                            ExecResult.of(0, "", ""), Long.toString(total), null);
+                })
                 .onCommand("pytest -q", ExecResult.of(0, "3 passed\n", ""))
                 .onCommand("slow", req -> {
                     try {
@@ -114,8 +121,9 @@ class SandboxMcpServerTest {
         List<String> names = toolNames();
         assertThat(names).contains("bash", "exec", "execute_code", "view", "read_file", "read_multiple_files",
                 "write_file", "create_file", "str_replace", "edit_file", "create_directory", "list_directory",
-                "get_file_info", "move_file", "search_files", "grep", "create_sandbox", "kill_sandbox")
-                .hasSize(18);
+                "get_file_info", "move_file", "search_files", "grep", "create_code_context", "run_code",
+                "destroy_code_context", "create_sandbox", "kill_sandbox")
+                .hasSize(21);
         for (JsonNode t : tools) {
             if (!t.get("name").asText().equals("create_sandbox")) {
                 assertThat(t.at("/inputSchema/properties/sandbox_id/type").asText()).isEqualTo("string");
@@ -146,6 +154,22 @@ class SandboxMcpServerTest {
         assertThat(wrongType.get("error_type").asText()).isEqualTo("invalid_argument");
         JsonNode env = payload(call("exec", Map.of("program", "x", "env", Map.of("NODE_OPTIONS", "--require=x"))));
         assertThat(env.get("error_type").asText()).isEqualTo("permission_denied");
+    }
+
+    @Test
+    void codeContextsLastAcrossToolCalls() throws Exception {
+        start(ToolConfig.defaults(), 4, Duration.ofMinutes(5));
+        String id = payload(call("create_code_context", Map.of("language", "python"))).get("context_id").asText();
+        assertThat(id).isNotBlank();
+        assertThat(payload(call("run_code", Map.of("context_id", id, "code", "40"))).get("text").asText())
+                .isEqualTo("40");
+        JsonNode second = payload(call("run_code", Map.of("context_id", id, "code", "2", "timeout_s", 5)));
+        assertThat(second.get("text").asText()).as("state kept from the previous call").isEqualTo("42");
+        assertThat(second.get("status").asText()).isEqualTo("completed");
+        assertThat(payload(call("destroy_code_context", Map.of("context_id", id))).get("destroyed").asBoolean())
+                .isTrue();
+        assertThat(payload(call("run_code", Map.of("context_id", id, "code", "1"))).get("error_type").asText())
+                .isEqualTo("not_found");
     }
 
     @Test

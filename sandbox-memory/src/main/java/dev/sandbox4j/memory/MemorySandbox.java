@@ -2,6 +2,7 @@ package dev.sandbox4j.memory;
 
 import com.google.common.jimfs.Configuration;
 import com.google.common.jimfs.Jimfs;
+import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
@@ -62,7 +63,8 @@ import java.util.stream.Collectors;
  * no process, no network, no timeout.
  */
 public final class MemorySandbox implements Sandbox {
-    static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA);
+    static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA,
+            Feature.CODE_CONTEXTS);
 
     private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
 
@@ -75,6 +77,9 @@ public final class MemorySandbox implements Sandbox {
 
     private final List<Rule> rules = new CopyOnWriteArrayList<>();
     private final Map<Language, CodeHandler> interpreters = new ConcurrentHashMap<>();
+    private final Map<Language, ContextHandler> contextHandlers = new ConcurrentHashMap<>();
+    private final Map<String, MemoryContext> contexts = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>());
     private final List<ExecRequest> commands = new CopyOnWriteArrayList<>();
     private final List<CodeRequest> codeRuns = new CopyOnWriteArrayList<>();
     private final Shell shell = new MemoryShell();
@@ -150,6 +155,22 @@ public final class MemorySandbox implements Sandbox {
         return this;
     }
 
+    /**
+     * Makes code contexts of {@code language} available ({@link CodeRunner#createContext}), each run answered by the
+     * handler with that context's own state map.
+     */
+    public MemorySandbox onContextCode(Language language, ContextHandler handler) {
+        contextHandlers.put(Objects.requireNonNull(language, "language"), Objects.requireNonNull(handler, "handler"));
+        return this;
+    }
+
+    /** The ids of the code contexts open now. */
+    public Set<String> openContexts() {
+        synchronized (contexts) {
+            return Set.copyOf(contexts.keySet());
+        }
+    }
+
     /** Every command run so far, in order (handled, builtin or unknown). */
     public List<ExecRequest> commands() {
         return List.copyOf(commands);
@@ -210,6 +231,7 @@ public final class MemorySandbox implements Sandbox {
             return;
         }
         closed = true;
+        contexts.clear();
         try {
             jimfs.close();
         } catch (IOException e) {
@@ -424,6 +446,88 @@ public final class MemorySandbox implements Sandbox {
             codeRuns.add(request);
             ExecResult result = handler.run(request);
             return CodeResult.of(request.language(), capped(result, outputLimit(request.outputLimit()), start));
+        }
+
+        @Override
+        public CodeContext createContext(Language language) {
+            checkOpen();
+            ContextHandler handler = contextHandlers.get(Objects.requireNonNull(language, "language"));
+            if (handler == null) {
+                String known = new TreeSet<>(contextHandlers.keySet().stream().map(Language::id)
+                        .collect(Collectors.toList())).toString();
+                throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "no " + language.id()
+                        + " code context in this sandbox; scripted: " + known);
+            }
+            MemoryContext c = new MemoryContext(language, handler);
+            contexts.put(c.id, c);
+            return c;
+        }
+
+        @Override
+        public List<CodeContext> contexts() {
+            checkOpen();
+            synchronized (contexts) {
+                return List.copyOf(contexts.values());
+            }
+        }
+    }
+
+    private final class MemoryContext implements CodeContext {
+        final String id = "ctx-" + UUID.randomUUID();
+        final Language language;
+        final ContextHandler handler;
+        final Map<String, Object> state = new ConcurrentHashMap<>();
+
+        MemoryContext(Language language, ContextHandler handler) {
+            this.language = language;
+            this.handler = handler;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public Language language() {
+            return language;
+        }
+
+        @Override
+        public synchronized CodeResult run(CodeRequest request) {
+            if (request.language() != language) {
+                throw new IllegalArgumentException("this context runs " + language.id() + ", not "
+                        + request.language().id());
+            }
+            if (request.stdin() != null) {
+                throw new IllegalArgumentException("a code context takes no stdin");
+            }
+            checkOpen();
+            if (!contexts.containsKey(id)) {
+                throw new SandboxException(ErrorKind.CLOSED, "code context " + id + " is closed");
+            }
+            long start = System.nanoTime();
+            codeRuns.add(request);
+            CodeResult r = Objects.requireNonNull(handler.run(state, request), "the context handler's result");
+            int limit = outputLimit(request.outputLimit());
+            OutputBuffer text = new OutputBuffer(limit);
+            text.write(r.text().getBytes(StandardCharsets.UTF_8));
+            return new CodeResult(r.status(), language, capped(r.exec(), limit, start), text.text(), r.png());
+        }
+
+        @Override
+        public boolean isOpen() {
+            return !closed && contexts.containsKey(id);
+        }
+
+        @Override
+        public void close() {
+            contexts.remove(id);
+        }
+
+        @Override
+        public String toString() {
+            return "CodeContext[" + id + ", " + language.id() + "]";
         }
     }
 

@@ -9,6 +9,6 @@ package dev.sandbox4j.testing;
  * }
  * }</pre>
  */
-public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, LifecycleContract,
-        LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract {
+public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
+        LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract {
 }

@@ -19,6 +19,17 @@ public interface SandboxFixture {
     /** Opens a fresh sandbox with this spec. */
     Sandbox open(SandboxSpec spec);
 
+    /**
+     * For {@link CodeContextContract}'s lifecycle test, which runs on every backend with
+     * {@link Feature#CODE_CONTEXTS}: opens a sandbox where python code contexts can be created. Real backends keep
+     * the default (their contexts are real interpreters); a scripted backend scripts python contexts that understand
+     * {@code NAME = INTEGER}, {@code NAME} and {@code NAME + INTEGER}, give the expression's value as text, and fail
+     * with {@code NameError} on stderr for a name the context has not set.
+     */
+    default Sandbox openWithContexts(SandboxSpec spec) {
+        return open(spec);
+    }
+
     /** The features the backend declares; the kit runs exactly the tests they allow, and the twins of the rest. */
     Set<Feature> features();
 

@@ -34,6 +34,7 @@ final class Catalog {
         return switch (tool) {
             case "bash", "exec" -> Capability.RUN_COMMANDS;
             case "execute_code" -> Capability.RUN_CODE;
+            case "create_code_context", "run_code", "destroy_code_context" -> Capability.RUN_CODE;
             case "write_file", "create_file", "str_replace", "edit_file", "create_directory", "move_file" ->
                     Capability.WRITE_FILES;
             case "view", "read_file", "read_multiple_files", "list_directory", "get_file_info", "search_files",
@@ -62,10 +63,22 @@ final class Catalog {
             "stderr_omitted_lines", "integer", "detail", "string", "summary", "string", "language", "string",
             "note", "string");
 
+    private static final Map<String, String> CODE_CONTEXT_OUTPUT = withFields(EXEC_OUTPUT, "text", "string",
+            "context_id", "string", "png", "boolean");
+
+    private static Map<String, String> withFields(Map<String, String> base, String... nameType) {
+        Map<String, String> m = new LinkedHashMap<>(base);
+        m.putAll(fields(nameType));
+        return m;
+    }
+
     /** The fields of a successful result of each tool, with their JSON types. */
     private static Map<String, String> outputOf(String tool) {
         return switch (tool) {
             case "bash", "exec", "execute_code" -> EXEC_OUTPUT;
+            case "create_code_context" -> fields("context_id", "string", "language", "string");
+            case "run_code" -> CODE_CONTEXT_OUTPUT;
+            case "destroy_code_context" -> fields("context_id", "string", "destroyed", "boolean");
             case "view" -> fields("path", "string", "type", "string", "content", "string", "total_lines", "integer",
                     "truncated", "boolean", "note", "string", "entries", "integer", "size", "integer", "mime_type",
                     "string", "encoding", "string", "image_width", "integer", "image_height", "integer",
@@ -221,6 +234,28 @@ final class Catalog {
                                 opt("include", STRING, "Only search files matching this glob, e.g. '*.java'"),
                                 opt("exclude", STRING, "Skip files and directories matching this glob"),
                                 opt("case_insensitive", BOOLEAN, "Ignore case (default false)"),
-                                opt("max_results", INTEGER, "Stop after this many matches (default 200)"))));
+                                opt("max_results", INTEGER, "Stop after this many matches (default 200)"))),
+                // code contexts (issue 13)
+                spec("create_code_context",
+                        "Start a code context: a long-lived python or javascript interpreter whose variables,"
+                                + " imports and working directory last across run_code calls, like notebook"
+                                + " cells. Returns context_id. Destroy it when done (destroy_code_context).",
+                        List.of(req("language", STRING, "Language: python or javascript"))),
+                spec("run_code",
+                        "Run code in a code context (context_id from create_code_context; state is kept) or,"
+                                + " without context_id, once in a fresh interpreter. Returns stdout, stderr,"
+                                + " status (completed, timeout, error_runtime, error_setup), the value of the last"
+                                + " expression as text, and a python matplotlib figure as an image. A timeout"
+                                + " interrupts the run and keeps the context when it can; otherwise the context"
+                                + " is restarted empty and detail says so.",
+                        List.of(req("code", STRING, "The source code to run"),
+                                opt("language", STRING, "Language: python, javascript (bash without context_id);"
+                                        + " required without context_id"),
+                                opt("context_id", STRING, "The context to run in, from create_code_context"),
+                                opt("timeout_s", INTEGER, "Timeout in seconds (default "
+                                        + c.defaultCodeTimeout().toSeconds() + ", at most " + maxSec + ")"))),
+                spec("destroy_code_context",
+                        "End a code context and its interpreter; its state is gone.",
+                        List.of(req("context_id", STRING, "The context to end"))));
     }
 }

@@ -65,6 +65,7 @@ public final class SandboxTools {
     private final ToolConfig config;
     private final Map<String, ToolSpec> specs = new LinkedHashMap<>();
     private final Map<String, Profiles.Handler> handlers = new LinkedHashMap<>();
+    private final CodeContextTools contextTools;
 
     public SandboxTools(Sandbox sandbox) {
         this(sandbox, ToolConfig.defaults());
@@ -73,6 +74,7 @@ public final class SandboxTools {
     public SandboxTools(Sandbox sandbox, ToolConfig config) {
         this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         this.config = Objects.requireNonNull(config, "config");
+        this.contextTools = new CodeContextTools(sandbox, config);
         for (Profiles.Tool tool : Profiles.tools(config.profile(), config)) {
             if (config.enabled(tool.spec())) {
                 specs.put(tool.spec().name(), tool.spec());
@@ -202,6 +204,12 @@ public final class SandboxTools {
                 return searchFiles(a);
             case "grep":
                 return grep(a);
+            case "create_code_context":
+                return contextTools.create(a);
+            case "run_code":
+                return runCode(a, progress);
+            case "destroy_code_context":
+                return contextTools.destroy(a);
             default:
                 throw new IllegalStateException(tool);
         }
@@ -448,6 +456,15 @@ public final class SandboxTools {
             f.put("note", timeout.note());
         }
         return ToolResult.ok(f);
+    }
+
+    /** run_code: in a code context when context_id is given, else once in a fresh interpreter. */
+    private ToolResult runCode(Args a, ToolProgress progress) {
+        Timeout timeout = timeout(a, "timeout_s", config.defaultCodeTimeout(), TimeUnit.SECONDS);
+        return contextTools.run(a, timeout.duration(), timeout.note(),
+                r -> await(() -> contextTools.context(a.text("context_id")).run(r), progress),
+                r -> ToolResult.ok(contextTools.fields(await(() -> sandbox.code().run(r), progress),
+                        timeout.note())));
     }
 
     private interface Work<T> {

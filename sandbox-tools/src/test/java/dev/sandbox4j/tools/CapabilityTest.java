@@ -33,7 +33,10 @@ class CapabilityTest {
             Map.entry("get_file_info", Map.of("path", "a.txt")),
             Map.entry("move_file", Map.of("source", "m.txt", "destination", "m2.txt")),
             Map.entry("search_files", Map.of("path", ".", "pattern", "*.txt")),
-            Map.entry("grep", Map.of("pattern", "one")));
+            Map.entry("grep", Map.of("pattern", "one")),
+            Map.entry("create_code_context", Map.of("language", "python")),
+            Map.entry("run_code", Map.of("language", "python", "code", "print(1)")),
+            Map.entry("destroy_code_context", Map.of("context_id", "ctx-1")));
 
     @Test
     void everyToolHasACapabilityAndTheMappingIsTheDocumentedOne() {
@@ -41,7 +44,9 @@ class CapabilityTest {
                 .collect(Collectors.toMap(ToolSpec::name, ToolSpec::capability));
         assertThat(byTool.keySet()).containsExactlyInAnyOrderElementsOf(ARGS.keySet());
         assertThat(byTool).containsEntry("bash", Capability.RUN_COMMANDS).containsEntry("exec",
-                Capability.RUN_COMMANDS).containsEntry("execute_code", Capability.RUN_CODE);
+                Capability.RUN_COMMANDS).containsEntry("execute_code", Capability.RUN_CODE)
+                .containsEntry("create_code_context", Capability.RUN_CODE).containsEntry("run_code", Capability.RUN_CODE)
+                .containsEntry("destroy_code_context", Capability.RUN_CODE);
         assertThat(SandboxTools.allSpecs()).filteredOn(ToolSpec::readOnly).extracting(ToolSpec::name)
                 .containsExactly("view", "read_file", "read_multiple_files", "list_directory", "get_file_info",
                         "search_files", "grep");
@@ -53,7 +58,8 @@ class CapabilityTest {
     void switchingExecutionOffLeavesNoExecutingTool(String disable) {
         ToolConfig config = ToolConfig.builder().disable(disable.split(",")).build();
         List<String> offered = SandboxTools.specs(config).stream().map(ToolSpec::name).toList();
-        assertThat(offered).doesNotContain("bash", "exec", "execute_code")
+        assertThat(offered).doesNotContain("bash", "exec", "execute_code", "create_code_context", "run_code",
+                        "destroy_code_context")
                 .contains("view", "write_file", "str_replace");
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             sandbox.onCode(Language.PYTHON, request -> dev.sandbox4j.ExecResult.of(0, "1\n", ""));

@@ -75,8 +75,11 @@ class SandboxToolsTest {
                 .containsEntry("move_file", List.of("source", "destination"))
                 .containsEntry("search_files", List.of("path", "pattern", "excludePatterns"))
                 .containsEntry("grep", List.of("pattern", "path", "include", "exclude", "case_insensitive",
-                        "max_results"));
-        assertThat(params).hasSize(16);
+                        "max_results"))
+                .containsEntry("create_code_context", List.of("language"))
+                .containsEntry("run_code", List.of("code", "language", "context_id", "timeout_s"))
+                .containsEntry("destroy_code_context", List.of("context_id"));
+        assertThat(params).hasSize(19);
         ToolSpec bash = SandboxTools.allSpecs().get(0);
         assertThat(bash.inputSchema()).containsEntry("required", List.of("command"));
         assertThat(bash.description()).contains("no match", "15000");
@@ -437,7 +440,7 @@ class SandboxToolsTest {
                 missing.add(spec.name());
             }
         }
-        assertThat(missing).hasSize(15);
+        assertThat(missing).hasSize(18);
     }
 
     @Test
