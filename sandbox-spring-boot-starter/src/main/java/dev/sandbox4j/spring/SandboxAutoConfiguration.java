@@ -1,0 +1,80 @@
+package dev.sandbox4j.spring;
+
+import dev.sandbox4j.Sandbox;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of sandbox4j: a {@link SandboxFactory} from the {@code sandbox4j.*} properties, the
+ * {@link SandboxSessions} of the agent tools, the tools as Spring AI tool callbacks ({@link SandboxToolCallbacks}),
+ * and, where Spring Boot's health and Micrometer are present, a health indicator and metrics.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+@ConditionalOnClass(Sandbox.class)
+@EnableConfigurationProperties(SandboxProperties.class)
+public class SandboxAutoConfiguration {
+
+    /** The sandbox factory, with Micrometer metrics when a registry is present. */
+    @Bean
+    @ConditionalOnMissingBean
+    public SandboxFactory sandboxFactory(SandboxProperties properties, ObjectProvider<SandboxMetrics> metrics) {
+        SandboxMetrics m = metrics.getIfAvailable();
+        SandboxFactory factory = new SandboxFactory(properties.getBackend(), properties.toSpec(),
+                m == null ? CommandObserver.NONE : m);
+        if (m != null) {
+            m.bind(factory);
+        }
+        return factory;
+    }
+
+    /** The agent tools' sandboxes; all closed when the context closes. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public SandboxSessions sandboxSessions(SandboxFactory factory, SandboxProperties properties) {
+        SandboxProperties.Session s = properties.getSession();
+        return new SandboxSessions(factory::open, s.getIdleTimeout(), s.getMaxSandboxes());
+    }
+
+    /** The agent tools as Spring AI tool callbacks. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "sandbox4j.tools", name = "enabled", havingValue = "true", matchIfMissing = true)
+    public SandboxToolCallbacks sandboxToolCallbacks(SandboxSessions sessions, SandboxProperties properties) {
+        return new SandboxToolCallbacks(sessions, properties.toToolConfig(), properties.getSession().getFallback());
+    }
+
+    /** Micrometer metrics, when Micrometer and a registry are present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterRegistry.class)
+    @ConditionalOnBean(MeterRegistry.class)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        SandboxMetrics sandboxMetrics(MeterRegistry registry) {
+            return new SandboxMetrics(registry);
+        }
+    }
+
+    /** The {@code sandbox4j} health indicator, when Spring Boot's health module is present. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "sandbox4jHealthIndicator")
+        SandboxHealthIndicator sandbox4jHealthIndicator(SandboxFactory factory, SandboxSessions sessions) {
+            return new SandboxHealthIndicator(factory, sessions);
+        }
+    }
+}

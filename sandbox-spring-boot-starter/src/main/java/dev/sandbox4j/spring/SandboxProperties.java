@@ -1,0 +1,313 @@
+package dev.sandbox4j.spring;
+
+import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.tools.ToolConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code sandbox4j.*} properties: which backend, the spec every sandbox opens with, the tool set, and how long
+ * per-conversation sandboxes live.
+ *
+ * <pre>
+ * sandbox4j.backend=local                 # auto (default), local, docker, memory (needs sandbox-tests)
+ * sandbox4j.command-timeout=30s
+ * sandbox4j.limits.memory=512MB
+ * sandbox4j.limits.max-processes=128
+ * sandbox4j.network=none                  # none (default) or allow-all
+ * sandbox4j.tools.read-only=false
+ * sandbox4j.tools.disabled=run_code       # tool or capability names
+ * sandbox4j.session.idle-timeout=10m
+ * sandbox4j.session.max-sandboxes=16
+ * </pre>
+ */
+@ConfigurationProperties("sandbox4j")
+public class SandboxProperties {
+    /**
+     * The backend: {@code auto} (the available one with the highest priority: local, then docker), or a provider
+     * name ({@code local}, {@code docker}, {@code memory}). A named backend that is not on the class path fails the
+     * start; one that cannot run on this host makes the health indicator DOWN and every open fail.
+     */
+    private String backend = "auto";
+
+    /** Timeout of a command when the call gives none. */
+    private Duration commandTimeout = SandboxSpec.defaults().commandTimeout();
+
+    /** How long a sandbox may live at all; it closes itself after this. */
+    private Duration lifetime = SandboxSpec.defaults().lifetime();
+
+    /** Characters kept at each end of each output stream. */
+    private int outputLimit = SandboxSpec.defaults().outputLimit();
+
+    /** Network access of commands: none (loopback only) or allow-all. */
+    private NetworkPolicy network = NetworkPolicy.NONE;
+
+    /** Environment variables of every command. */
+    private Map<String, String> env = new LinkedHashMap<>();
+
+    private final Limits limits = new Limits();
+
+    private final Tools tools = new Tools();
+
+    private final Session session = new Session();
+
+    /** Resource limits; 0 means none. A limit the host cannot hold makes open fail unless best-effort is set. */
+    public static class Limits {
+        /** Memory of all processes of a sandbox. */
+        private DataSize memory = DataSize.ofBytes(ResourceLimits.DEFAULTS.memoryBytes());
+        /** Processes at once. */
+        private int maxProcesses = ResourceLimits.DEFAULTS.maxProcesses();
+        /** CPUs (1.5 is one and a half). */
+        private double cpus = ResourceLimits.DEFAULTS.cpus();
+        /** Largest file a command may write. */
+        private DataSize maxFileSize = DataSize.ofBytes(ResourceLimits.DEFAULTS.maxFileBytes());
+        /** Size of /tmp. */
+        private DataSize tmpSize = DataSize.ofBytes(ResourceLimits.DEFAULTS.tmpBytes());
+        /** Accept the limits this host can hold instead of refusing to open ({@code info()} says which hold). */
+        private boolean bestEffort;
+
+        public DataSize getMemory() {
+            return memory;
+        }
+
+        public void setMemory(DataSize memory) {
+            this.memory = memory;
+        }
+
+        public int getMaxProcesses() {
+            return maxProcesses;
+        }
+
+        public void setMaxProcesses(int maxProcesses) {
+            this.maxProcesses = maxProcesses;
+        }
+
+        public double getCpus() {
+            return cpus;
+        }
+
+        public void setCpus(double cpus) {
+            this.cpus = cpus;
+        }
+
+        public DataSize getMaxFileSize() {
+            return maxFileSize;
+        }
+
+        public void setMaxFileSize(DataSize maxFileSize) {
+            this.maxFileSize = maxFileSize;
+        }
+
+        public DataSize getTmpSize() {
+            return tmpSize;
+        }
+
+        public void setTmpSize(DataSize tmpSize) {
+            this.tmpSize = tmpSize;
+        }
+
+        public boolean isBestEffort() {
+            return bestEffort;
+        }
+
+        public void setBestEffort(boolean bestEffort) {
+            this.bestEffort = bestEffort;
+        }
+    }
+
+    /** The agent tools offered to the model. */
+    public static class Tools {
+        /** Whether the tool callbacks are registered at all. */
+        private boolean enabled = true;
+        /** Offer only the reading tools. */
+        private boolean readOnly;
+        /** Tools or capabilities switched off: run_commands, run_code, write_files, read_files, or tool names. */
+        private List<String> disabled = new ArrayList<>();
+        /** Timeout of bash and exec when the model gives none. */
+        private Duration defaultTimeout = ToolConfig.defaults().defaultTimeout();
+        /** The longest timeout the model may ask for. */
+        private Duration maxTimeout = ToolConfig.defaults().maxTimeout();
+        /** Timeout of execute_code when the model gives none. */
+        private Duration defaultCodeTimeout = ToolConfig.defaults().defaultCodeTimeout();
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public boolean isReadOnly() {
+            return readOnly;
+        }
+
+        public void setReadOnly(boolean readOnly) {
+            this.readOnly = readOnly;
+        }
+
+        public List<String> getDisabled() {
+            return disabled;
+        }
+
+        public void setDisabled(List<String> disabled) {
+            this.disabled = disabled;
+        }
+
+        public Duration getDefaultTimeout() {
+            return defaultTimeout;
+        }
+
+        public void setDefaultTimeout(Duration defaultTimeout) {
+            this.defaultTimeout = defaultTimeout;
+        }
+
+        public Duration getMaxTimeout() {
+            return maxTimeout;
+        }
+
+        public void setMaxTimeout(Duration maxTimeout) {
+            this.maxTimeout = maxTimeout;
+        }
+
+        public Duration getDefaultCodeTimeout() {
+            return defaultCodeTimeout;
+        }
+
+        public void setDefaultCodeTimeout(Duration defaultCodeTimeout) {
+            this.defaultCodeTimeout = defaultCodeTimeout;
+        }
+    }
+
+    /** The sandboxes the tools open: one per conversation or request. */
+    public static class Session {
+        /** A sandbox unused this long is closed; the next call of its conversation gets a fresh one. */
+        private Duration idleTimeout = Duration.ofMinutes(30);
+        /** Sandboxes open at once; a conversation beyond this gets a retryable backend_unavailable. */
+        private int maxSandboxes = 16;
+        /**
+         * What a tool call with neither a conversation id in its tool context nor a current request does:
+         * {@code refuse} (the default: it fails with a message saying how to pass one) or {@code shared} (one
+         * sandbox for all such calls, which then see each other's files).
+         */
+        private Fallback fallback = Fallback.REFUSE;
+
+        public Duration getIdleTimeout() {
+            return idleTimeout;
+        }
+
+        public void setIdleTimeout(Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+
+        public int getMaxSandboxes() {
+            return maxSandboxes;
+        }
+
+        public void setMaxSandboxes(int maxSandboxes) {
+            this.maxSandboxes = maxSandboxes;
+        }
+
+        public Fallback getFallback() {
+            return fallback;
+        }
+
+        public void setFallback(Fallback fallback) {
+            this.fallback = fallback;
+        }
+    }
+
+    /** See {@link Session#getFallback()}. */
+    public enum Fallback {
+        /** The call fails, saying how to pass a conversation id. */
+        REFUSE,
+        /** One shared sandbox for calls without a conversation or request. */
+        SHARED
+    }
+
+    /** The spec every sandbox opens with. */
+    public SandboxSpec toSpec() {
+        ResourceLimits l = new ResourceLimits(limits.memory.toBytes(), limits.maxProcesses, limits.cpus,
+                limits.maxFileSize.toBytes(), limits.tmpSize.toBytes());
+        return SandboxSpec.builder().commandTimeout(commandTimeout).lifetime(lifetime).outputLimit(outputLimit)
+                .network(network).env(env).limits(l).bestEffortLimits(limits.bestEffort).build();
+    }
+
+    /** The tool configuration. */
+    public ToolConfig toToolConfig() {
+        ToolConfig.Builder b = ToolConfig.builder().readOnly(tools.readOnly).defaultTimeout(tools.defaultTimeout)
+                .maxTimeout(tools.maxTimeout).defaultCodeTimeout(tools.defaultCodeTimeout)
+                .outputLimit(outputLimit);
+        if (!tools.disabled.isEmpty()) {
+            b.disable(tools.disabled.toArray(String[]::new));
+        }
+        return b.build();
+    }
+
+    public String getBackend() {
+        return backend;
+    }
+
+    public void setBackend(String backend) {
+        this.backend = backend;
+    }
+
+    public Duration getCommandTimeout() {
+        return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
+    }
+
+    public Duration getLifetime() {
+        return lifetime;
+    }
+
+    public void setLifetime(Duration lifetime) {
+        this.lifetime = lifetime;
+    }
+
+    public int getOutputLimit() {
+        return outputLimit;
+    }
+
+    public void setOutputLimit(int outputLimit) {
+        this.outputLimit = outputLimit;
+    }
+
+    public NetworkPolicy getNetwork() {
+        return network;
+    }
+
+    public void setNetwork(NetworkPolicy network) {
+        this.network = network;
+    }
+
+    public Map<String, String> getEnv() {
+        return env;
+    }
+
+    public void setEnv(Map<String, String> env) {
+        this.env = env;
+    }
+
+    public Limits getLimits() {
+        return limits;
+    }
+
+    public Tools getTools() {
+        return tools;
+    }
+
+    public Session getSession() {
+        return session;
+    }
+}
