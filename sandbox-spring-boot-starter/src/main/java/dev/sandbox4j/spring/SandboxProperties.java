@@ -21,7 +21,8 @@ import org.springframework.util.unit.DataSize;
  * sandbox4j.command-timeout=30s
  * sandbox4j.limits.memory=512MB
  * sandbox4j.limits.max-processes=128
- * sandbox4j.network=none                  # none (default) or allow-all
+ * sandbox4j.network=none                  # none (default), allow-all, allow-all-including-private-addresses
+ * sandbox4j.allowed-domains=pypi.org,*.pythonhosted.org   # an allow-list (then network is not used)
  * sandbox4j.tools.read-only=false
  * sandbox4j.tools.disabled=run_code       # tool or capability names
  * sandbox4j.session.idle-timeout=10m
@@ -47,7 +48,10 @@ public class SandboxProperties {
     private int outputLimit = SandboxSpec.defaults().outputLimit();
 
     /** Network access of commands: none (loopback only) or allow-all. */
-    private NetworkPolicy network = NetworkPolicy.NONE;
+    /** none, allow-all or allow-all-including-private-addresses (see {@link NetworkPolicy}). */
+    private String network = "none";
+    /** Domains the sandbox may reach through the host's proxy (exact or *.suffix, optional :port); wins over network. */
+    private List<String> allowedDomains = new ArrayList<>();
 
     /** Environment variables of every command. */
     private Map<String, String> env = new LinkedHashMap<>();
@@ -70,8 +74,28 @@ public class SandboxProperties {
         private DataSize maxFileSize = DataSize.ofBytes(ResourceLimits.DEFAULTS.maxFileBytes());
         /** Size of /tmp. */
         private DataSize tmpSize = DataSize.ofBytes(ResourceLimits.DEFAULTS.tmpBytes());
+        /** The workspace's byte quota (memory-backed); 0 with {@code workspaceInodes} 0 asks for none. */
+        private DataSize workspaceSize = DataSize.ofBytes(ResourceLimits.DEFAULTS.workspaceBytes());
+        /** The workspace's inode quota. */
+        private long workspaceInodes = ResourceLimits.DEFAULTS.workspaceInodes();
         /** Accept the limits this host can hold instead of refusing to open ({@code info()} says which hold). */
         private boolean bestEffort;
+
+        public DataSize getWorkspaceSize() {
+            return workspaceSize;
+        }
+
+        public void setWorkspaceSize(DataSize workspaceSize) {
+            this.workspaceSize = workspaceSize;
+        }
+
+        public long getWorkspaceInodes() {
+            return workspaceInodes;
+        }
+
+        public void setWorkspaceInodes(long workspaceInodes) {
+            this.workspaceInodes = workspaceInodes;
+        }
 
         public DataSize getMemory() {
             return memory;
@@ -235,9 +259,10 @@ public class SandboxProperties {
     /** The spec every sandbox opens with. */
     public SandboxSpec toSpec() {
         ResourceLimits l = new ResourceLimits(limits.memory.toBytes(), limits.maxProcesses, limits.cpus,
-                limits.maxFileSize.toBytes(), limits.tmpSize.toBytes());
+                limits.maxFileSize.toBytes(), limits.tmpSize.toBytes(), limits.workspaceSize.toBytes(),
+                limits.workspaceInodes);
         return SandboxSpec.builder().commandTimeout(commandTimeout).lifetime(lifetime).outputLimit(outputLimit)
-                .network(network).env(env).limits(l).bestEffortLimits(limits.bestEffort).build();
+                .network(networkPolicy()).env(env).limits(l).bestEffortLimits(limits.bestEffort).build();
     }
 
     /** The tool configuration. */
@@ -283,12 +308,38 @@ public class SandboxProperties {
         this.outputLimit = outputLimit;
     }
 
-    public NetworkPolicy getNetwork() {
+    public String getNetwork() {
         return network;
     }
 
-    public void setNetwork(NetworkPolicy network) {
+    public void setNetwork(String network) {
         this.network = network;
+    }
+
+    public List<String> getAllowedDomains() {
+        return allowedDomains;
+    }
+
+    public void setAllowedDomains(List<String> allowedDomains) {
+        this.allowedDomains = allowedDomains;
+    }
+
+    /** The policy these properties name; an {@link IllegalArgumentException} for an unknown name. */
+    public NetworkPolicy networkPolicy() {
+        if (allowedDomains != null && !allowedDomains.isEmpty()) {
+            return NetworkPolicy.allowDomains(allowedDomains);
+        }
+        switch (network.trim().toLowerCase(java.util.Locale.ROOT).replace('_', '-')) {
+            case "none":
+                return NetworkPolicy.none();
+            case "allow-all":
+                return NetworkPolicy.allowAll();
+            case "allow-all-including-private-addresses":
+                return NetworkPolicy.allowAllIncludingPrivateAddresses();
+            default:
+                throw new IllegalArgumentException("sandbox4j.network: '" + network + "' is not none, allow-all or "
+                        + "allow-all-including-private-addresses (use sandbox4j.allowed-domains for an allow-list)");
+        }
     }
 
     public Map<String, String> getEnv() {

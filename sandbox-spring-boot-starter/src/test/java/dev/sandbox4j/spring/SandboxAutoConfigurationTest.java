@@ -68,6 +68,7 @@ class SandboxAutoConfigurationTest {
                     assertThat(spec.lifetime()).isEqualTo(Duration.ofMinutes(5));
                     assertThat(spec.outputLimit()).isEqualTo(2000);
                     assertThat(spec.network()).isEqualTo(NetworkPolicy.ALLOW_ALL);
+                    assertThat(ctx.getBean(SandboxProperties.class).networkPolicy()).isEqualTo(NetworkPolicy.allowAll());
                     assertThat(spec.env()).containsEntry("CI", "1");
                     assertThat(spec.limits().memoryBytes()).isEqualTo(256 * ResourceLimits.MIB);
                     assertThat(spec.limits().maxProcesses()).isEqualTo(32);
@@ -80,6 +81,15 @@ class SandboxAutoConfigurationTest {
                             .stream().map(ToolSpec::name).toList());
                     assertThat(names(tools)).contains("view", "grep").doesNotContain("bash", "write_file");
                 });
+    }
+
+    @Test
+    void allowedDomainsMakeAnAllowList() {
+        runner.withPropertyValues("sandbox4j.allowed-domains=pypi.org,*.pythonhosted.org").run(ctx ->
+                assertThat(ctx.getBean(SandboxFactory.class).spec().network())
+                        .isEqualTo(NetworkPolicy.allowDomains("pypi.org", "*.pythonhosted.org")));
+        runner.withPropertyValues("sandbox4j.network=everything").run(ctx ->
+                assertThat(ctx).hasFailed());
     }
 
     @Test
