@@ -615,29 +615,26 @@ final class DockerSandbox implements Sandbox {
         if (s != null) {
             s.markAll("sandbox closed");
         }
-        // EOF on the agent's stdin: it kills every command and exits, the container stops and the attach stream
-        // ends by itself; closing the stream under the engine's writer thread first would only make it fail loudly
+        // The attach connection does not pass end of input on to the container (docker-java does not half-close it),
+        // so removing the container is what ends the agent and every command. The order matters for the engine
+        // client's stdin thread: end of input first (it finishes its request while the connection is still open),
+        // then the removal, then the connection, which would otherwise fail under that thread and print a trace.
         AgentEgress relay = egress;
         if (relay != null) {
             relay.close();
         }
         channel.close();
         toAgent.close();
+        if (containerId != null) {
+            engine.removeContainerQuietly(containerId);
+        }
         ResultCallback.Adapter<Frame> a = attached;
         if (a != null) {
-            try {
-                a.awaitCompletion(2, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
             try {
                 a.close();
             } catch (IOException | RuntimeException ignored) {
                 // best effort
             }
-        }
-        if (containerId != null) {
-            engine.removeContainerQuietly(containerId);
         }
         engine.removeVolumeQuietly(workspaceVolume);
         engine.removeVolumeQuietly(runVolume);
