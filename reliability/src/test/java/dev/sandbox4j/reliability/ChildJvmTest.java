@@ -79,7 +79,9 @@ class ChildJvmTest {
     // ------------------------------------------------------------------------------------------ fd limit
 
     @ParameterizedTest
-    @CsvSource({"local,64", "local,256", "local,S64", "docker,64", "docker,256"})
+    @CsvSource({"local,96", "local,256", "local,S64", "docker,96", "docker,256"})
+    // The hard limits are 96, not 64, since this session: the child JVM's own class path (two more modules) and a
+    // process start (jspawnhelper's pipes) left 64 no room for one open, on either backend, flakily.
     void nearTheFdLimit(String backend, String limit) throws Exception {
         Rel.requireBackend(backend);
         Path err = errFile("fd-" + backend + "-" + limit);

@@ -355,10 +355,40 @@ public final class NioWorkspace implements FileSystem {
         }
     }
 
-    /** Entries under the workspace root, not following links. */
+    /** Entries under the workspace root, not following links; an entry removed while it is counted is not. */
     private long countEntries() {
-        try (java.util.stream.Stream<Path> all = Files.walk(root)) {
-            return all.count() - 1;
+        long[] n = {0};
+        try {
+            Files.walkFileTree(root, new java.nio.file.SimpleFileVisitor<>() {
+                @Override
+                public java.nio.file.FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                    n[0]++;
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                    n[0]++;
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                    if (e instanceof java.nio.file.NoSuchFileException) {
+                        return java.nio.file.FileVisitResult.CONTINUE; // deleted meanwhile: not an entry any more
+                    }
+                    throw e;
+                }
+
+                @Override
+                public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                    if (e != null && !(e instanceof java.nio.file.NoSuchFileException)) {
+                        throw e;
+                    }
+                    return java.nio.file.FileVisitResult.CONTINUE;
+                }
+            });
+            return n[0] - 1;
         } catch (IOException | UncheckedIOException e) {
             throw new SandboxException(ErrorKind.IO_ERROR, "counting the workspace's entries: " + e.getMessage(), e);
         }

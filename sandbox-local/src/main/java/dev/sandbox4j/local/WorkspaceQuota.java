@@ -158,27 +158,37 @@ final class WorkspaceQuota {
         return path.replace("\\", "\\134").replace(" ", "\\040").replace("\t", "\\011").replace("\n", "\\012");
     }
 
+    /**
+     * Runs a mount tool with as few descriptors as a process start allows (stdin from /dev/null, output into a file),
+     * so a JVM near its descriptor limit can still open a sandbox (L-NOFILE).
+     */
     private static void run(List<String> cmd) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().clear();
-        pb.environment().put("PATH", "/usr/bin:/bin:/usr/sbin:/sbin");
-        pb.environment().put("LC_ALL", "C");
-        Process p = pb.start();
+        java.io.File out = java.io.File.createTempFile("sandbox4j-mount", ".txt");
         try {
-            p.getOutputStream().close();
-            byte[] out = p.getInputStream().readNBytes(4096);
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.to(out));
+            pb.environment().clear();
+            pb.environment().put("PATH", "/usr/bin:/bin:/usr/sbin:/sbin");
+            pb.environment().put("LC_ALL", "C");
+            Process p = pb.start();
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IOException(cmd.get(0) + " did not finish in 10 s");
+                }
+                if (p.exitValue() != 0) {
+                    byte[] said = Files.readAllBytes(out.toPath());
+                    throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): "
+                            + new String(said, 0, Math.min(said.length, 4096), StandardCharsets.UTF_8).trim());
+                }
+            } catch (InterruptedException e) {
                 p.destroyForcibly();
-                throw new IOException(cmd.get(0) + " did not finish in 10 s");
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while running " + cmd.get(0), e);
             }
-            if (p.exitValue() != 0) {
-                throw new IOException(String.join(" ", cmd) + " failed (exit " + p.exitValue() + "): "
-                        + new String(out, StandardCharsets.UTF_8).trim());
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while running " + cmd.get(0), e);
+        } finally {
+            Files.deleteIfExists(out.toPath());
         }
     }
 }
