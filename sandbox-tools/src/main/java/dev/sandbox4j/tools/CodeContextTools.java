@@ -80,6 +80,15 @@ final class CodeContextTools {
 
     /** The fields of a code result, as execute_code gives them, plus the value of the last expression. */
     Map<String, Object> fields(CodeResult result, String timeoutNote) {
+        return codeFields(result, config, timeoutNote, true);
+    }
+
+    /**
+     * The fields of a code result, for execute_code and run_code alike; {@code contextExtras} adds what run_code
+     * reports beyond execute_code (the last expression's value, the detail).
+     */
+    static Map<String, Object> codeFields(CodeResult result, ToolConfig config, String timeoutNote,
+                                          boolean contextExtras) {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("status", result.status().code());
         f.put("exit_code", result.exitCode());
@@ -89,14 +98,14 @@ final class CodeContextTools {
                 config.outputLimit(), null);
         f.put("stdout", stdout.text());
         f.put("stderr", stderr.text());
-        if (!result.text().isEmpty()) {
+        if (contextExtras && !result.text().isEmpty()) {
             f.put("text", result.text());
         }
         f.put("duration_ms", result.duration().toMillis());
         f.put("language", result.language().id());
         Shaping.putTruncation(f, "stdout", stdout);
         Shaping.putTruncation(f, "stderr", stderr);
-        if (!result.exec().detail().isEmpty()) {
+        if (contextExtras && !result.exec().detail().isEmpty()) {
             f.put("detail", result.exec().detail());
         }
         if (timeoutNote != null) {

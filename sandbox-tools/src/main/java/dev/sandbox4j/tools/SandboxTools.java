@@ -439,23 +439,7 @@ public final class SandboxTools {
         }
         CodeRequest r = request;
         CodeResult result = await(() -> sandbox.code().run(r), progress);
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("status", result.status().code());
-        f.put("exit_code", result.exitCode());
-        Shaping.Capped stdout = Shaping.shape(result.stdout(), result.exec().stdoutTruncation(),
-                config.outputLimit(), null);
-        Shaping.Capped stderr = Shaping.shape(result.stderr(), result.exec().stderrTruncation(),
-                config.outputLimit(), null);
-        f.put("stdout", stdout.text());
-        f.put("stderr", stderr.text());
-        f.put("duration_ms", result.duration().toMillis());
-        f.put("language", language.id());
-        Shaping.putTruncation(f, "stdout", stdout);
-        Shaping.putTruncation(f, "stderr", stderr);
-        if (timeout.note() != null) {
-            f.put("note", timeout.note());
-        }
-        return ToolResult.ok(f);
+        return ToolResult.ok(CodeContextTools.codeFields(result, config, timeout.note(), false));
     }
 
     /** run_code: in a code context when context_id is given, else once in a fresh interpreter. */
