@@ -460,9 +460,9 @@ static void finish_cmds(long long now, long long *next_deadline)
              * The grace is over: take what is already in the pipes (this loop may have been busy, say
              * starting other commands, and never read them), then stop at the first empty read.
              */
-            while (out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0) {
-            }
             while (out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0) {
+            }
+            while (out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0) {
             }
         }
         /* while the host is not taking output, the grace does not run out: the output is still coming */
@@ -1032,6 +1032,12 @@ int main(int argc, char **argv)
             case 2:
                 break; /* flushed at the top of the loop */
             case 3:
+                /*
+                 * stderr first: what a command wrote to stderr before this stdout is already in its pipe, and
+                 * the host must see it first (a code context's status line on stdout ends its run's stderr)
+                 */
+                while (out_data < OUT_CAP && pump(owner[i], &owner[i]->err_fd, STDERR_DATA) > 0) {
+                }
                 if (out_data < OUT_CAP)
                     (void) pump(owner[i], &owner[i]->out_fd, STDOUT_DATA);
                 break;

@@ -271,6 +271,20 @@ public interface CodeContextContract extends ConformanceSupport {
 
     @Test
     @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
+    default void context_rawWritesJustBeforeTheEnd_belongToTheirRun(Sandbox sandbox) {
+        assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
+        try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {
+            completed(c, "import os");
+            // the raw descriptors and the driver's status travel on two pipes: the status must not overtake them
+            for (int i = 0; i < 40; i++) {
+                CodeResult r = completed(c, "os.write(2, b'err" + i + "\\n'); os.write(1, b'out" + i + "\\n')");
+                assertThat(r.stderr()).as("run %d", i).isEqualTo("err" + i + "\nout" + i + "\n");
+            }
+        }
+    }
+
+    @Test
+    @Requires({Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS})
     default void context_garbageOnTheFrameChannel_restartsContextBounded(Sandbox sandbox) {
         assumeTrue(sandbox.code().languages().contains(Language.PYTHON), "no python in this sandbox");
         try (CodeContext c = sandbox.code().createContext(Language.PYTHON)) {
