@@ -34,12 +34,16 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -894,8 +898,102 @@ static int parse_flag(const char *arg, const char *name, long long *out)
     return 1;
 }
 
+/*
+ * Host side, for a jail of a JVM that is not root (issue 16): sbx-agent --workspace-tmpfs=PID,BYTES,INODES
+ *
+ * Puts a tmpfs of BYTES (0: tmpfs's default) and INODES (0: tmpfs's default) over /workspace in the mount namespace
+ * of the jail process PID. No host privilege: the JVM's user owns the jail's user namespace, so this process has
+ * every capability in it once it joins it. The tmpfs is mounted in a mount namespace of this process's own (a copy
+ * of the host's, owned by the jail's user namespace); only its directory w is cloned onto the jail's /workspace.
+ * Its root, with the file API's staging directory s, stays this process's working directory, reachable by the JVM
+ * as /proc/<this pid>/cwd and by nothing in the jail. Prints "ready" and holds the tmpfs until stdin ends (the JVM
+ * closed the sandbox, or died); the jail's mount keeps the memory alive until the jail is gone too.
+ */
+#ifndef NS_GET_USERNS
+#define NS_GET_USERNS _IO(0xb7, 0x1)
+#endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#define SBX_OPEN_TREE_CLONE 1
+#define SBX_MOVE_MOUNT_F_EMPTY_PATH 0x4
+
+static int tmpfs_fail(const char *what)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "workspace tmpfs: %s: %s", what, strerror(errno));
+    say("%s", buf);
+    return 4;
+}
+
+static int workspace_tmpfs(const char *spec)
+{
+    long long pid, bytes, inodes;
+    char extra;
+    if (sscanf(spec, "%lld,%lld,%lld%c", &pid, &bytes, &inodes, &extra) != 3 || pid <= 0 || bytes < 0
+            || inodes < 0) {
+        say("bad --workspace-tmpfs=%s (want PID,BYTES,INODES)", spec);
+        return 2;
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%lld/ns/mnt", pid);
+    int jail_mnt = open(path, O_RDONLY | O_CLOEXEC);
+    if (jail_mnt < 0)
+        return tmpfs_fail("open the jail's mount namespace");
+    /* the user namespace that owns the jail's mounts (bwrap's outer one: --disable-userns nests another) */
+    int owner = ioctl(jail_mnt, NS_GET_USERNS);
+    if (owner < 0)
+        return tmpfs_fail("find the user namespace owning the jail's mounts");
+    if (setns(owner, CLONE_NEWUSER) != 0)
+        return tmpfs_fail("join the jail's user namespace");
+    close(owner);
+    if (unshare(CLONE_NEWNS) != 0)
+        return tmpfs_fail("make a mount namespace");
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+        return tmpfs_fail("make the mounts private");
+    char opts[128];
+    int n = snprintf(opts, sizeof opts, "mode=0700");
+    if (bytes > 0)
+        n += snprintf(opts + n, sizeof opts - (size_t) n, ",size=%lld", bytes);
+    if (inodes > 0) /* its root, w and s are inodes too */
+        snprintf(opts + n, sizeof opts - (size_t) n, ",nr_inodes=%lld", inodes + 3);
+    if (mount("sandbox4j-workspace", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) != 0)
+        return tmpfs_fail("mount the tmpfs");
+    if (chdir("/tmp") != 0 || mkdir("w", 0700) != 0 || mkdir("s", 0700) != 0)
+        return tmpfs_fail("make the workspace and staging directories");
+    int own_mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+    if (own_mnt < 0)
+        return tmpfs_fail("open this mount namespace");
+    int tree = (int) syscall(SYS_open_tree, AT_FDCWD, "/tmp/w", SBX_OPEN_TREE_CLONE | O_CLOEXEC);
+    if (tree < 0)
+        return tmpfs_fail("clone the workspace directory's mount (open_tree, Linux 5.2)");
+    if (setns(jail_mnt, CLONE_NEWNS) != 0)
+        return tmpfs_fail("join the jail's mount namespace");
+    if (syscall(SYS_move_mount, tree, "", AT_FDCWD, "/workspace", SBX_MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        return tmpfs_fail("mount it on the jail's /workspace (move_mount)");
+    if (setns(own_mnt, CLONE_NEWNS) != 0 || chdir("/tmp") != 0)
+        return tmpfs_fail("return to the tmpfs");
+    close(tree);
+    close(own_mnt);
+    close(jail_mnt);
+    static const char ready[] = "ready\n";
+    if (write(STDOUT_FILENO, ready, sizeof ready - 1) != (ssize_t) (sizeof ready - 1))
+        return tmpfs_fail("write to the JVM");
+    char buf[64];
+    for (;;) {
+        ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+        if (r == 0 || (r < 0 && errno != EINTR))
+            return 0;
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strncmp(argv[1], "--workspace-tmpfs=", 18) == 0)
+        return workspace_tmpfs(argv[1] + 18);
     long long nproc = -1;
     for (int i = 1; i < argc; i++) {
         if (parse_flag(argv[i], "--nproc=", &nproc) || parse_flag(argv[i], "--data=", &data_limit))

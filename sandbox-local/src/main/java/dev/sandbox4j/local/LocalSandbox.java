@@ -106,6 +106,8 @@ final class LocalSandbox implements Sandbox {
     private final AgentShell shell;
     private volatile ScheduledFuture<?> lifetimeTask;
     private volatile AgentEgress egress;
+    /** Not root, with a workspace quota: the helper that holds the quota's tmpfs, or null. */
+    private volatile Process quotaHolder;
     /** Why the sandbox closed itself (its jail died), or null. */
     private volatile String deathDetail;
 
@@ -177,11 +179,20 @@ final class LocalSandbox implements Sandbox {
     }
 
     static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec) {
+        return open(host, options, spec, null);
+    }
+
+    /**
+     * Opens a sandbox; {@code quotaFailed} is why a first attempt's workspace quota did not hold (a best-effort spec
+     * is then opened again without it), or null.
+     */
+    private static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec, String quotaFailed) {
         CgroupSetting setting = CgroupSetting.get(options);
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
-        granted = WorkspaceQuota.decide(host, granted, spec.bestEffortLimits());
+        granted = quotaFailed != null ? granted.withoutWorkspaceQuota()
+                : WorkspaceQuota.decide(host, granted, spec.bestEffortLimits());
         if (!Seccomp.available()) {
             // fail closed: without the syscall filter the jail would be weaker than documented
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
@@ -220,8 +231,10 @@ final class LocalSandbox implements Sandbox {
             }
             Path workspace = ws;
             Path staging = ctl.resolve("staging");
-            String noQuota = WorkspaceQuota.unavailableReason(host);
-            if (granted.hasWorkspaceQuota()) {
+            String noQuota = quotaFailed != null ? quotaFailed : WorkspaceQuota.unavailableReason(host);
+            // not root: the quota's tmpfs is mounted in the jail's own mount namespace once the jail runs
+            boolean quotaInJail = !root && granted.hasWorkspaceQuota();
+            if (granted.hasWorkspaceQuota() && root) {
                 try {
                     WorkspaceQuota.mount(ws, granted, uid, gid);
                 } catch (IOException e) {
@@ -233,7 +246,11 @@ final class LocalSandbox implements Sandbox {
                     noQuota = e.getMessage();
                 }
             }
-            if (granted.hasWorkspaceQuota()) {
+            if (quotaInJail) {
+                WorkspaceQuota.linkStandIn(ctl);
+                workspace = ctl.resolve(WorkspaceQuota.HOLDER_LINK).resolve("w");
+                staging = ctl.resolve(WorkspaceQuota.HOLDER_LINK).resolve("s");
+            } else if (granted.hasWorkspaceQuota()) {
                 workspace = WorkspaceQuota.workspace(ws);
                 staging = WorkspaceQuota.staging(ws);
             }
@@ -266,7 +283,11 @@ final class LocalSandbox implements Sandbox {
             long dataLimit = !cg.memory && spec.limits().memoryBytes() > 0 && host.prlimit != null
                     ? spec.limits().memoryBytes() : 0;
 
-            List<String> args = bwrapArgs(spec, inForce, workspace, agentDir, uid, gid);
+            List<String> args = bwrapArgs(spec, inForce, quotaInJail ? ws : workspace, agentDir, uid, gid);
+            if (quotaInJail) {
+                // bwrap's child pid, whose namespaces the quota's helper joins
+                args.addAll(0, List.of("--info-fd", "9"));
+            }
             writeSecret(ctl.resolve("args"), nulJoin(args));
             writeSecret(ctl.resolve("seccomp"), Seccomp.program());
             writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -285,7 +306,8 @@ final class LocalSandbox implements Sandbox {
             String c = ctl.toString();
             script.append("exec 3<'").append(c).append("/args' 4<'").append(c).append("/seccomp' 5<'").append(c)
                     .append("/passwd' 6<'").append(c).append("/group' 7<'").append(c).append("/hosts' 8<'")
-                    .append(c).append("/nsswitch' || exit 122\n");
+                    .append(c).append("/nsswitch'").append(quotaInJail ? " 9>'" + c + "/info'" : "")
+                    .append(" || exit 122\n");
             script.append("rm -f '").append(c).append("/args' '").append(c).append("/seccomp' '").append(c)
                     .append("/passwd' '").append(c).append("/group' '").append(c).append("/hosts' '").append(c)
                     .append("/nsswitch'\n");
@@ -363,7 +385,8 @@ final class LocalSandbox implements Sandbox {
             details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
             details.put("workspace", workspace.toString());
             details.put("workspace quota", inForce.hasWorkspaceQuota()
-                    ? "tmpfs on the host workspace dir: " + inForce.workspaceBytes() + " bytes, "
+                    ? (quotaInJail ? "tmpfs in the jail's mount namespace (held by a helper of this JVM's user): "
+                    : "tmpfs on the host workspace dir: ") + inForce.workspaceBytes() + " bytes, "
                     + inForce.workspaceInodes() + " inodes (memory: commands' files are charged to the sandbox's "
                     + "memory cgroup, the file API's to the JVM's; no host disk)"
                     : spec.limits().hasWorkspaceQuota() ? "none (best effort: " + noQuota + ")"
@@ -379,6 +402,18 @@ final class LocalSandbox implements Sandbox {
             OPEN.add(sandbox);
             sandbox.startReaders();
             sandbox.awaitReady();
+            if (quotaInJail) {
+                try {
+                    sandbox.holdWorkspace(agentDir.resolve(AgentBinary.AGENT), granted);
+                } catch (IOException e) {
+                    sandbox.close();
+                    String why = "the jail's own tmpfs could not be mounted: " + e.getMessage();
+                    if (spec.bestEffortLimits()) {
+                        return open(host, options, spec, why);
+                    }
+                    throw WorkspaceQuota.refused(granted, why);
+                }
+            }
             try {
                 sandbox.startEgress();
                 for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
@@ -588,6 +623,20 @@ final class LocalSandbox implements Sandbox {
         shell.setBaseEnv(AgentEgress.env());
     }
 
+    /**
+     * Mounts the quota's tmpfs on the running jail's /workspace (not root: see {@link WorkspaceQuota#holdInJail}),
+     * before any command or file of the caller; the file API's paths point at it from then on.
+     */
+    private void holdWorkspace(Path agent, ResourceLimits limits) throws IOException {
+        // written by bwrap itself on --info-fd before it ran the agent, which has said READY
+        String info = Files.readString(ctl.resolve("info"));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)").matcher(info);
+        if (!m.find()) {
+            throw new IOException("bwrap did not report its child's pid");
+        }
+        quotaHolder = WorkspaceQuota.holdInJail(agent, Long.parseLong(m.group(1)), limits, ctl);
+    }
+
     private void awaitReady() {
         try {
             channel.awaitReady(Duration.ofSeconds(30));
@@ -637,6 +686,12 @@ final class LocalSandbox implements Sandbox {
     private boolean jailGone() {
         if (!closed.get() && channel.isReady() && !jail.isAlive()) {
             jailDied("the sandbox's jail exited");
+            return true;
+        }
+        Process holder = quotaHolder;
+        if (!closed.get() && holder != null && !holder.isAlive()) {
+            // checked before every file operation: the file API never follows the link of a dead helper's pid
+            jailDied("the helper holding the workspace's tmpfs exited");
             return true;
         }
         return false;
@@ -804,6 +859,10 @@ final class LocalSandbox implements Sandbox {
             Thread.currentThread().interrupt();
         }
         shell.endAll("sandbox closed");
+        Process holder = quotaHolder;
+        if (holder != null) {
+            holder.destroy(); // its tmpfs goes with the jail's mount of it
+        }
         if (!cgroups.perCommand()) {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);

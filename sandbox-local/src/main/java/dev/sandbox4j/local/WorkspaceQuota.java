@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,10 +28,13 @@ import java.util.concurrent.TimeUnit;
  * are memory: those written by commands are charged to the sandbox's memory cgroup, those written through the file
  * API to the JVM's. The host's disk is not touched (no blocks, no inodes).
  *
- * <p>Only root can mount (a user namespace's mount is invisible to the host's file API, and bwrap 0.8's
- * {@code --size} has no inode count): as a non-root user the quota cannot hold, and {@link #decide} refuses a spec
- * that asks for one unless it accepts best effort. The mount is undone at close, and by the {@link Janitor} for
- * sandboxes of a JVM that died.
+ * <p>That is root's way (the mount is undone at close, and by the {@link Janitor} for sandboxes of a JVM that died).
+ * A JVM that is not root cannot mount on the host, but it owns the jail's user namespace: {@link #holdInJail} runs
+ * the agent binary as a host-side helper that joins that namespace, mounts the same tmpfs (size and inodes) in a
+ * mount namespace of its own and clones only its {@code w} onto the jail's {@code /workspace}. The file API reaches
+ * the tmpfs through the helper's working directory ({@code /proc/<helper>/cwd}, see {@link #HOLDER_LINK}); the
+ * staging directory is out of the jail's reach as on root's way. Nothing is mounted on the host: when the helper and
+ * the jail are gone, so is the tmpfs, and no janitor is needed.
  */
 final class WorkspaceQuota {
     /** tmpfs inodes that are not the workspace's own: the tmpfs root, the workspace dir, the staging dir. */
@@ -41,12 +45,10 @@ final class WorkspaceQuota {
     private WorkspaceQuota() {
     }
 
-    /** Why a workspace quota cannot hold for this JVM, or null when it can (root with mount(8)). */
+    /** Why a workspace quota cannot hold for this JVM, or null when it may (root with mount(8); any other user). */
     static String unavailableReason(Host host) {
         if (!host.root) {
-            return "a workspace quota needs a mount, and only root can mount on the host (bwrap's own tmpfs lives "
-                    + "in the jail's mount namespace, out of the file API's reach, and bwrap 0.8 cannot bound its "
-                    + "inodes); run the JVM as root, or use the docker backend";
+            return null; // the jail's own mount namespace: tried at open, refused there if the kernel says no
         }
         if (Host.which("mount") == null || Host.which("umount") == null) {
             return "mount(8) and umount(8) (util-linux) are not on PATH";
@@ -102,6 +104,73 @@ final class WorkspaceQuota {
         } catch (IOException | RuntimeException e) {
             unmount(ws);
             throw e;
+        }
+    }
+
+    /**
+     * The link in the sandbox's control directory that {@link #holdInJail} points at the helper's tmpfs; the file
+     * API's workspace is {@code <link>/w}, its staging {@code <link>/s}. The link is the host's own (the control
+     * directory is not in the jail), and only the helper's working directory, never a path of the jail, is followed.
+     */
+    static final String HOLDER_LINK = "wsq";
+    /** How long the helper may take to mount (it takes milliseconds). */
+    static final long HOLD_TIMEOUT_MS = 10_000;
+
+    /**
+     * Points {@code ctl/}{@link #HOLDER_LINK} at empty stand-ins until the jail runs and {@link #holdInJail} turns
+     * it to the tmpfs (the file API is built before, and used only after).
+     */
+    static void linkStandIn(Path ctl) throws IOException {
+        Path standIn = Files.createDirectory(ctl.resolve("wsq-stand-in"));
+        Files.createDirectory(standIn.resolve("w"));
+        Files.createDirectory(standIn.resolve("s"));
+        Files.createSymbolicLink(ctl.resolve(HOLDER_LINK), standIn.getFileName());
+    }
+
+    /**
+     * Mounts the quota tmpfs on {@code /workspace} in the jail whose bwrap child is {@code jailPid}, with the
+     * {@code agent} binary as a helper that holds it; links {@code ctl/}{@link #HOLDER_LINK} to the tmpfs. Returns
+     * the helper: the tmpfs lives until its stdin is closed (or the JVM dies) and the jail has ended.
+     */
+    static Process holdInJail(Path agent, long jailPid, ResourceLimits limits, Path ctl) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(agent.toString(), "--workspace-tmpfs=" + jailPid + ","
+                + limits.workspaceBytes() + "," + limits.workspaceInodes());
+        pb.environment().clear();
+        pb.redirectErrorStream(true);
+        pb.directory(ctl.toFile());
+        Process p = Host.launch(pb);
+        String answer = firstLine(p, HOLD_TIMEOUT_MS);
+        if (!answer.equals("ready")) {
+            p.destroyForcibly();
+            throw new IOException(answer.isEmpty() ? "the workspace helper exited without a word" : answer
+                    .replace("sbx-agent: ", ""));
+        }
+        Path next = ctl.resolve(HOLDER_LINK + ".next");
+        Files.deleteIfExists(next);
+        Files.createSymbolicLink(next, Path.of("/proc", Long.toString(p.pid()), "cwd"));
+        Files.move(next, ctl.resolve(HOLDER_LINK), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        return p;
+    }
+
+    /** The helper's first line (at most 1000 bytes), or all it said before it exited; kills it after the timeout. */
+    private static String firstLine(Process p, long timeoutMs) throws IOException {
+        java.util.concurrent.ScheduledExecutorService killer =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                    Thread t = new Thread(r, "sandbox4j-workspace-holder-timeout");
+                    t.setDaemon(true);
+                    return t;
+                });
+        try {
+            killer.schedule(p::destroyForcibly, timeoutMs, TimeUnit.MILLISECONDS);
+            java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+            java.io.InputStream in = p.getInputStream();
+            int b;
+            while (line.size() < 1000 && (b = in.read()) >= 0 && b != '\n') {
+                line.write(b);
+            }
+            return line.toString(StandardCharsets.UTF_8).strip();
+        } finally {
+            killer.shutdownNow();
         }
     }
 

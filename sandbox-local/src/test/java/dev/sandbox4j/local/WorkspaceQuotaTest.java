@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Issue 16 on the local backend, in whatever setting this runs: as root the workspace is a sized tmpfs mounted on the
- * host workspace directory (the quota holds against commands and the file API, and the host's disk does not move);
- * as a non-root user no quota can hold, so a spec asking for one is refused unless it takes best effort or asks for
- * none. The mount goes at close, and the janitor unmounts what a dead JVM left.
+ * host workspace directory; as any other user, the same tmpfs mounted in the jail's own mount namespace by a helper
+ * that holds it. Either way the quota holds against commands and the file API, and the host's disk does not move.
+ * Root's mount goes at close, and the janitor unmounts what a dead JVM left; the other needs neither.
  */
 class WorkspaceQuotaTest {
     private static final long MIB = ResourceLimits.MIB;
@@ -98,8 +98,13 @@ class WorkspaceQuotaTest {
         try (Sandbox s = Jail.open(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(120))
                 .limits(ResourceLimits.DEFAULTS.withWorkspaceQuota(quota, 1000)).build())) {
             Path hostWorkspace = Path.of(s.info().details().get("workspace"));
-            assertThat(WorkspaceQuota.isMountPoint(hostWorkspace.getParent())).isTrue();
-            Path hostTmp = hostWorkspace.getParent().getParent();
+            if (Host.isRoot()) {
+                assertThat(WorkspaceQuota.isMountPoint(hostWorkspace.getParent())).isTrue();
+            } else {
+                assertThat(s.info().details().get("workspace quota")).contains("jail's mount namespace");
+                assertThat(WorkspaceQuota.isMountPoint(hostWorkspace.getParent())).isFalse();
+            }
+            Path hostTmp = LocalOptions.defaults().tempDir();
             long[] before = free(hostTmp);
             ExecResult bytes = sh(s, "dd if=/dev/zero of=big bs=1M count=512 2>&1; wc -c < big");
             assertThat(bytes.stdout()).contains("No space left on device");
@@ -152,6 +157,7 @@ class WorkspaceQuotaTest {
     @Test
     void janitorUnmountsAndRemovesADeadJvmsWorkspace() throws Exception {
         Assumptions.assumeTrue(quotaUnavailable() == null, "no workspace quota in this setting");
+        Assumptions.assumeTrue(Host.isRoot(), "only root mounts on the host");
         Path tempDir = Files.createTempDirectory("sandbox4j-janitor-test");
         Path ws = Files.createDirectory(tempDir.resolve(LocalSandbox.PREFIX + "99999999-ws-test"));
         WorkspaceQuota.mount(ws, ResourceLimits.NONE.withWorkspaceQuota(MIB, 16), 65534, 65534);
@@ -183,5 +189,39 @@ class WorkspaceQuotaTest {
             List<String> names = List.of(host.getParent().toFile().list());
             assertThat(names).containsExactlyInAnyOrder("w", "s");
         }
+    }
+
+    /**
+     * Not root: the helper holding the jail's tmpfs is a host process of this JVM's user. If it dies (killed from
+     * outside), the sandbox closes rather than let the file API follow a dead pid's link; at close it is gone.
+     */
+    @Test
+    void notRoot_helperDeath_closesTheSandbox_andCloseEndsTheHelper() throws Exception {
+        Assumptions.assumeTrue(quotaUnavailable() == null, "no workspace quota in this setting");
+        Assumptions.assumeFalse(Host.isRoot(), "root mounts on the host, with no helper");
+        long holder;
+        try (Sandbox s = Jail.open(SandboxSpec.builder()
+                .limits(ResourceLimits.DEFAULTS.withWorkspaceQuota(8 * MIB, 100)).build())) {
+            holder = holderPid(s);
+            assertThat(ProcessHandle.of(holder)).isPresent();
+        }
+        assertThat(ProcessHandle.of(holder).map(ProcessHandle::isAlive).orElse(false)).as("helper after close")
+                .isFalse();
+        try (Sandbox s = Jail.open(SandboxSpec.builder()
+                .limits(ResourceLimits.DEFAULTS.withWorkspaceQuota(8 * MIB, 100)).build())) {
+            s.files().write("a.txt", "kept");
+            ProcessHandle h = ProcessHandle.of(holderPid(s)).orElseThrow();
+            h.destroyForcibly();
+            h.onExit().get();
+            assertThat(catchKind(() -> s.files().readText("a.txt"))).isEqualTo(ErrorKind.CLOSED);
+            assertThat(s.isOpen()).isFalse();
+        }
+        assertThat(Jail.leaks()).isEmpty();
+    }
+
+    private static long holderPid(Sandbox s) throws IOException {
+        Path link = Path.of(s.info().details().get("workspace")).getParent();
+        Path target = Files.readSymbolicLink(link); // /proc/<pid>/cwd
+        return Long.parseLong(target.getParent().getFileName().toString());
     }
 }
