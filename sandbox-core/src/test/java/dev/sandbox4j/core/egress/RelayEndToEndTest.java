@@ -33,43 +33,52 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The whole path on loopback: the real {@code sbx-relay} runs as a plain host process (as it would inside a sandbox,
  * minus the sandbox), its stdin/stdout connected to {@link RelayMux} + {@link EgressProxy} in this JVM, and real
  * clients (java.net.http, curl, python3 urllib) use 127.0.0.1:(relay port) through the usual proxy variables.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RelayEndToEndTest {
-    @TempDir
-    static Path tmp;
-    private static Fixtures fx;
-    private static Process relay;
-    private static RelayMux mux;
-    private static int port;
-    private static Path relayStderr;
+    private Path tmp;
+    private Fixtures fx;
+    private Process relay;
+    private RelayMux mux;
+    private int port;
+    private Path relayStderr;
 
-    @BeforeAll
-    static void startRelay() throws Exception {
-        fx = new Fixtures(tmp);
+    /** How the relay is run: this machine's build, as is (see {@link Aarch64RelayEndToEndTest}). */
+    List<String> relayCommand(Path dir) throws Exception {
         // -Dsandbox4j.test.relay=/path/to/sbx-relay runs another build (e.g. with -fsanitize=address,undefined)
         String override = System.getProperty("sandbox4j.test.relay");
-        Path bin = tmp.resolve(AgentBinary.RELAY);
         if (override != null && !override.isBlank()) {
-            bin = Path.of(override);
-        } else {
-            Files.write(bin, AgentBinary.bytes(AgentBinary.RELAY));
-            Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwx------"));
+            return List.of(override, "0");
         }
+        return List.of(write(dir, AgentBinary.bytes(AgentBinary.RELAY)).toString(), "0");
+    }
+
+    static Path write(Path dir, byte[] binary) throws IOException {
+        Path bin = dir.resolve(AgentBinary.RELAY);
+        Files.write(bin, binary);
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwx------"));
+        return bin;
+    }
+
+    @BeforeAll
+    void startRelay() throws Exception {
+        tmp = Files.createTempDirectory("sandbox4j-relay-test");
+        fx = new Fixtures(tmp);
         relayStderr = tmp.resolve("relay.stderr");
-        relay = new ProcessBuilder(bin.toString(), "0").redirectError(relayStderr.toFile()).start();
+        relay = new ProcessBuilder(relayCommand(tmp)).redirectError(relayStderr.toFile()).start();
         EgressProxy proxy = fx.proxy(fx.policy());
         mux = new RelayMux(relay.getInputStream(), relay.getOutputStream(), proxy::serve).start();
         port = mux.awaitReady(Duration.ofSeconds(10));
     }
 
     @AfterAll
-    static void stopRelay() throws Exception {
+    void stopRelay() throws Exception {
         try {
             assertThat(mux.failure()).as("the mux saw no protocol error").isNull();
             mux.close();
@@ -82,10 +91,13 @@ class RelayEndToEndTest {
         } finally {
             relay.destroyForcibly();
             fx.close();
+            try (var walk = Files.walk(tmp)) {
+                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
     }
 
-    private static HttpClient client() {
+    private HttpClient client() {
         return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .proxy(ProxySelector.of(new InetSocketAddress("127.0.0.1", port)))
                 .connectTimeout(Duration.ofSeconds(10)).build();
@@ -269,7 +281,7 @@ class RelayEndToEndTest {
     }
 
     /** Runs a client with only the proxy variables (as the sandbox will set them) and PATH/HOME. */
-    private static Result run(List<String> command) throws Exception {
+    private Result run(List<String> command) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(command);
         Map<String, String> env = pb.environment();
         String path = env.get("PATH");
