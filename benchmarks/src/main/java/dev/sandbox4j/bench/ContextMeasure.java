@@ -23,18 +23,8 @@ public final class ContextMeasure {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> backends = new ArrayList<>();
-        int rounds = 40;
-        for (String a : args) {
-            if (a.matches("\\d+")) {
-                rounds = Integer.parseInt(a);
-            } else {
-                backends.add(a);
-            }
-        }
-        if (backends.isEmpty()) {
-            backends = List.of("local", "docker");
-        }
+        List<String> backends = Host.backendsArg(args);
+        int rounds = Host.roundsArg(args, 40);
         for (String backend : backends) {
             try (Sandbox s = Sandboxes.open(backend, SandboxSpec.builder().bestEffortLimits(true).build());
                  CodeContext c = s.code().createContext(Language.PYTHON)) {

@@ -55,18 +55,8 @@ public final class EgressMeasure {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> backends = new ArrayList<>();
-        int rounds = 5;
-        for (String a : args) {
-            if (a.matches("\\d+")) {
-                rounds = Integer.parseInt(a);
-            } else {
-                backends.add(a);
-            }
-        }
-        if (backends.isEmpty()) {
-            backends = List.of("local", "docker");
-        }
+        List<String> backends = Host.backendsArg(args);
+        int rounds = Host.roundsArg(args, 5);
         Path dir = Files.createTempDirectory("sandbox4j-egress-measure");
         HttpsServer server = server(dir);
         int port = server.getAddress().getPort();

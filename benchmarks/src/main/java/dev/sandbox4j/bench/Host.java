@@ -197,4 +197,21 @@ final class Host {
             count += len;
         }
     }
+
+    /** The hand-run measures' backends: the arguments that are not numbers, or local and docker. */
+    static java.util.List<String> backendsArg(String[] args) {
+        java.util.List<String> b = java.util.Arrays.stream(args).filter(a -> !a.matches("\\d+")).toList();
+        return b.isEmpty() ? java.util.List.of("local", "docker") : b;
+    }
+
+    /** The hand-run measures' rounds: the last argument that is a number, or {@code otherwise}. */
+    static int roundsArg(String[] args, int otherwise) {
+        int rounds = otherwise;
+        for (String a : args) {
+            if (a.matches("\\d+")) {
+                rounds = Integer.parseInt(a);
+            }
+        }
+        return rounds;
+    }
 }
