@@ -7,7 +7,6 @@ import dev.sandbox4j.Language;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
