@@ -216,7 +216,8 @@ final class DockerSandbox implements Sandbox {
         try {
             agent = AgentBinary.bytes(AgentBinary.AGENT, arch);
             reaper = AgentBinary.bytes(AgentBinary.REAPER, arch);
-            relay = AgentBinary.bytes(AgentBinary.RELAY, arch);
+            // the relay only where a policy lets traffic out: each binary uploaded is ~0.7 MB on every open
+            relay = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY, arch);
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
                     + arch + ": " + e.getMessage());
@@ -241,10 +242,13 @@ final class DockerSandbox implements Sandbox {
                 .exec();
         containerId = created.getId();
         // the agent goes into the root-owned volume before the container starts; the sandbox user cannot replace it
-        engine.upload(containerId, "/var/sandbox4j", List.of(new Engine.Entry("bin", 0755, 0, null),
+        List<Engine.Entry> bin = new ArrayList<>(List.of(new Engine.Entry("bin", 0755, 0, null),
                 new Engine.Entry("bin/" + AgentBinary.AGENT, 0555, agent.length, () -> bytes(agent)),
-                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper)),
-                new Engine.Entry("bin/" + AgentBinary.RELAY, 0555, relay.length, () -> bytes(relay))), 0, 0);
+                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper))));
+        if (relay != null) {
+            bin.add(new Engine.Entry("bin/" + AgentBinary.RELAY, 0555, relay.length, () -> bytes(relay)));
+        }
+        engine.upload(containerId, "/var/sandbox4j", bin, 0, 0);
         attach();
         c.startContainerCmd(containerId).exec();
         channel.start();
