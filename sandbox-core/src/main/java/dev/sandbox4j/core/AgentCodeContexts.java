@@ -12,7 +12,6 @@ import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.StreamType;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

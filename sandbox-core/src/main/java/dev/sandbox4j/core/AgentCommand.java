@@ -9,7 +9,6 @@ import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.StreamType;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

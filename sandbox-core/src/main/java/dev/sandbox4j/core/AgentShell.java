@@ -20,7 +20,6 @@ import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.WorkspacePaths;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -26,7 +26,7 @@ import dev.sandbox4j.core.AgentChannel;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.core.BytePipe;
-import dev.sandbox4j.spi.OutputBuffer;
+import dev.sandbox4j.core.OutputBuffer;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;

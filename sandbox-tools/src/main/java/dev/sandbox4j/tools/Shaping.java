@@ -3,7 +3,6 @@ package dev.sandbox4j.tools;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -81,7 +80,7 @@ final class Shaping {
         String tail;
         long omitted;
         long lines;
-        String backendMarker = t.truncated() ? OutputBuffer.marker(t.omittedChars()) : null;
+        String backendMarker = t.truncated() ? t.marker() : null;
         int at = backendMarker == null ? -1 : markerIndex(text, backendMarker, limit);
         if (at >= 0) {
             head = text.substring(0, at);
