@@ -61,7 +61,7 @@ public interface FileSystem {
      */
     default FileInfo readToUnchanged(String path, OutputStream sink) {
         FileInfo before = stat(path);
-        if (before.type() != FileType.FILE) {
+        if (!before.isFile()) {
             throw new SandboxException(before.isDirectory() ? ErrorKind.IS_A_DIRECTORY : ErrorKind.PERMISSION_DENIED,
                     path + " is not a regular file");
         }
@@ -75,7 +75,7 @@ public interface FileSystem {
             }
             throw new SandboxException(ErrorKind.CONFLICT, path + " was removed while it was being read", e);
         }
-        if (after.type() != before.type() || after.size() != before.size()
+        if (!after.isFile() || after.size() != before.size()
                 || !after.modified().equals(before.modified())) {
             throw new SandboxException(ErrorKind.CONFLICT, path + " changed while it was being read (size "
                     + before.size() + " -> " + after.size() + ", modified " + before.modified() + " -> "

@@ -11,7 +11,6 @@ import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.StreamType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -106,14 +105,15 @@ final class AgentCodeContexts {
         volatile Run run;
 
         @Override
-        public synchronized void onOutput(StreamType stream, String text) {
-            if (stream == StreamType.STDERR) {
-                Run r = run;
-                if (r != null) {
-                    r.err.write(text.getBytes(StandardCharsets.UTF_8));
-                }
-                return;
+        public synchronized void onStderr(String text) {
+            Run r = run;
+            if (r != null) {
+                r.err.write(text.getBytes(StandardCharsets.UTF_8));
             }
+        }
+
+        @Override
+        public synchronized void onStdout(String text) {
             if (broken.isDone()) {
                 return;
             }

@@ -7,7 +7,6 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.StreamType;
 import dev.sandbox4j.Truncation;
 import java.time.Duration;
 import java.util.Optional;
@@ -43,8 +42,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit);
             this.err = new OutputBuffer(limit);
         } else {
-            this.out = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDOUT, t));
-            this.err = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDERR, t));
+            this.out = new OutputBuffer(limit, listener::onStdout);
+            this.err = new OutputBuffer(limit, listener::onStderr);
         }
         this.oomBefore = shell.hooks.oomKills();
         this.pidsDeniedBefore = shell.hooks.pidsDenied();

@@ -12,7 +12,6 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
@@ -338,11 +337,11 @@ public final class AgentShell implements Shell, CodeRunner {
                 ErrorKind kind = e.kind() == ErrorKind.PERMISSION_DENIED ? ErrorKind.INVALID_PATH : e.kind();
                 throw new SandboxException(kind, "working directory '" + cwd + "': " + e.getMessage(), e);
             }
-            if (fi.type() == FileType.SYMLINK) {
+            if (fi.isSymlink()) {
                 throw new SandboxException(ErrorKind.INVALID_PATH, "working directory '" + cwd
                         + "' is a symbolic link; give the directory it points to (inside the workspace)");
             }
-            if (fi.type() != FileType.DIRECTORY) {
+            if (!fi.isDirectory()) {
                 throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
                         + "' is not a directory");
             }

@@ -5,7 +5,6 @@ import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
@@ -447,8 +446,7 @@ public final class NioWorkspace implements FileSystem {
                     BasicFileAttributes a = dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes();
                     PosixFileAttributeView pv = dir.getFileAttributeView(PosixFileAttributeView.class);
                     int mode = pv == null ? -1 : mode(pv.readAttributes().permissions());
-                    return new FileInfo("", FileType.DIRECTORY, a.size(), mode,
-                            a.lastModifiedTime().toInstant(), null);
+                    return FileInfo.directory("", a.size(), mode, a.lastModifiedTime().toInstant());
                 }
             }
             try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
@@ -601,11 +599,11 @@ public final class NioWorkspace implements FileSystem {
     /** Searches one file the walk (or stat) found, or reports why not; never follows or opens anything else. */
     private void grepFile(GrepScan scan, FileInfo file, ParentDir parents) {
         String rel = file.path();
-        if (file.type() == FileType.SYMLINK) {
+        if (file.isSymlink()) {
             scan.skip(rel, GrepResult.Reason.LINK, "not followed");
             return;
         }
-        if (file.type() != FileType.FILE) {
+        if (!file.isFile()) {
             scan.skip(rel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
             return;
         }
@@ -1325,19 +1323,20 @@ public final class NioWorkspace implements FileSystem {
     }
 
     private FileInfo info(String rel, BasicFileAttributes attrs) {
-        FileType type = attrs.isSymbolicLink() ? FileType.SYMLINK : attrs.isDirectory() ? FileType.DIRECTORY
-                : attrs.isRegularFile() ? FileType.FILE : FileType.OTHER;
         int mode = attrs instanceof PosixFileAttributes ? mode(((PosixFileAttributes) attrs).permissions()) : -1;
         Instant modified = attrs.lastModifiedTime().toInstant();
-        String target = null;
-        if (type == FileType.SYMLINK) {
+        if (attrs.isSymbolicLink()) {
+            String target;
             try {
                 target = readLink(rel).toString();
             } catch (IOException | RuntimeException e) {
                 target = "";
             }
+            return FileInfo.symlink(rel, target, attrs.size(), mode, modified);
         }
-        return new FileInfo(rel, type, attrs.size(), mode, modified, target);
+        return attrs.isDirectory() ? FileInfo.directory(rel, attrs.size(), mode, modified)
+                : attrs.isRegularFile() ? FileInfo.file(rel, attrs.size(), mode, modified)
+                : FileInfo.other(rel, attrs.size(), mode, modified);
     }
 
     /** The stored target of a link; reads only the link itself (SecureDirectoryStream has no readlinkat). */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.sandbox4j.ErrorKind;
-import dev.sandbox4j.FileType;
+import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -58,7 +58,7 @@ class NioWorkspaceHostTest {
         assertKind(() -> fs.readTo("leak.txt", new ByteArrayOutputStream()), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.append("leak.txt", "x"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.replace("leak.txt", "host", "pwned"), ErrorKind.PERMISSION_DENIED);
-        assertThat(fs.stat("leak.txt").type()).isEqualTo(FileType.SYMLINK);
+        assertThat(fs.stat("leak.txt")).matches(FileInfo::isSymlink, "isSymlink");
         assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
     }
 
@@ -112,7 +112,7 @@ class NioWorkspaceHostTest {
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             assertKind(() -> fs.readText("pipe"), ErrorKind.PERMISSION_DENIED);
             assertKind(() -> fs.append("pipe", "x"), ErrorKind.PERMISSION_DENIED);
-            assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
+            assertThat(fs.stat("pipe")).matches(FileInfo::isOther, "isOther");
             assertThat(fs.grep("x", "").matches()).isEmpty();
             assertThat(fs.grep("x", "").skipped()).extracting(dev.sandbox4j.GrepResult.Skipped::path,
                     dev.sandbox4j.GrepResult.Skipped::reason).containsExactly(org.assertj.core.groups.Tuple.tuple(

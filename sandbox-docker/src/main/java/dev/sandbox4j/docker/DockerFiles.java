@@ -5,7 +5,6 @@ import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
@@ -299,17 +298,18 @@ final class DockerFiles implements FileSystem {
     }
 
     private static FileInfo info(String rel, String y, String size, String mode, String mtime, String link) {
-        FileType type = switch (y) {
-            case "f" -> FileType.FILE;
-            case "d" -> FileType.DIRECTORY;
-            case "l" -> FileType.SYMLINK;
-            default -> FileType.OTHER;
-        };
         BigDecimal t = new BigDecimal(mtime);
         long secs = t.longValue();
         long nanos = t.subtract(BigDecimal.valueOf(secs)).movePointRight(9).longValue();
-        return new FileInfo(rel, type, Long.parseLong(size), Integer.parseInt(mode, 8),
-                Instant.ofEpochSecond(secs, nanos), type == FileType.SYMLINK ? link : null);
+        long bytes = Long.parseLong(size);
+        int bits = Integer.parseInt(mode, 8);
+        Instant modified = Instant.ofEpochSecond(secs, nanos);
+        return switch (y) {
+            case "f" -> FileInfo.file(rel, bytes, bits, modified);
+            case "d" -> FileInfo.directory(rel, bytes, bits, modified);
+            case "l" -> FileInfo.symlink(rel, link, bytes, bits, modified);
+            default -> FileInfo.other(rel, bytes, bits, modified);
+        };
     }
 
     private static List<String> split(byte[] out) {
@@ -360,7 +360,7 @@ final class DockerFiles implements FileSystem {
         String rel = rel(path);
         GrepScan scan = new GrepScan(regex, options);
         FileInfo root = stat(rel);
-        if (root.type() == FileType.SYMLINK) {
+        if (root.isSymlink()) {
             throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         Predicate<String> inc = Globs.any(options.includes());

@@ -16,7 +16,6 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
@@ -75,7 +74,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
             assertThat(fs.readText(p)).as(p).isEmpty();
             assertThat(fs.readBytes(p)).as(p).isEmpty();
             assertThat(fs.stat(p).size()).as(p).isZero();
-            assertThat(fs.stat(p).type()).as(p).isEqualTo(FileType.FILE);
+            assertThat(fs.stat(p)).as(p).matches(FileInfo::isFile, "isFile");
         }
     }
 
@@ -99,8 +98,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("a/b/c/d.txt", "deep");
         assertThat(fs.readText("a/b/c/d.txt")).isEqualTo("deep");
-        assertThat(fs.stat("a").type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(fs.stat("a/b/c").type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(fs.stat("a")).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(fs.stat("a/b/c")).matches(FileInfo::isDirectory, "isDirectory");
     }
 
     @Test
@@ -194,7 +193,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("moving.txt", "line of a growing file\n".repeat(10_000));
         try (dev.sandbox4j.ExecHandle writer = sandbox.shell().start(dev.sandbox4j.ExecRequest.shell(
-                "sleep 0.3; echo written while it was read >> moving.txt"), (stream, text) -> { })) {
+                "sleep 0.3; echo written while it was read >> moving.txt"), dev.sandbox4j.OutputListener.NONE)) {
             ByteArrayOutputStream slow = new ByteArrayOutputStream() {
                 private boolean waited;
 
@@ -319,19 +318,19 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileInfo file = fs.stat("dir/f.txt");
         assertThat(file.path()).isEqualTo("dir/f.txt");
         assertThat(file.name()).isEqualTo("f.txt");
-        assertThat(file.type()).isEqualTo(FileType.FILE);
+        assertThat(file).matches(FileInfo::isFile, "isFile");
         assertThat(file.size()).isEqualTo(5);
         assertThat(file.linkTarget()).isNull();
         assertThat(file.modified()).as("mtime is about now (10 minutes of clock skew allowed)")
                 .isAfter(before).isBefore(Instant.now().plus(Duration.ofMinutes(10)));
 
         FileInfo dir = fs.stat("dir");
-        assertThat(dir.type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(dir.isDirectory()).isTrue();
+        assertThat(dir).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(dir).matches(FileInfo::isDirectory, "isDirectory");
 
         FileInfo root = fs.stat("");
         assertThat(root.path()).as("the root is \"\"").isEmpty();
-        assertThat(root.type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(root).matches(FileInfo::isDirectory, "isDirectory");
     }
 
     @Test
@@ -382,8 +381,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         List<FileInfo> list = fs.list("");
         assertThat(paths(list)).as("default list: depth 1, hidden included, sorted")
                 .containsExactly(".hidden", "a", "b.txt", "c");
-        assertThat(list.get(1).type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(list.get(2).type()).isEqualTo(FileType.FILE);
+        assertThat(list.get(1)).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(list.get(2)).matches(FileInfo::isFile, "isFile");
         assertThat(list.get(2).size()).isEqualTo(1);
         assertThat(paths(fs.list("c"))).as("children of a subdirectory, workspace-relative").containsExactly("c/d");
     }
@@ -751,7 +750,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("x/y/z/keep.txt", "k");
         fs.mkdirs("x/y/z");
         fs.mkdirs("x");
-        assertThat(fs.stat("x/y/z").type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(fs.stat("x/y/z")).matches(FileInfo::isDirectory, "isDirectory");
         assertThat(fs.readText("x/y/z/keep.txt")).as("a second mkdirs touches nothing").isEqualTo("k");
         fs.mkdirs("");
     }

@@ -12,7 +12,6 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Sandbox;
@@ -86,7 +85,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
         ExecResult probe = sandbox.shell().run("ls /etc/pwned /tmp/pwned /tmp/pwned-dir /tmp/pwned2 2>&1; true");
         assertThat(probe.stdout()).as("nothing was created outside the workspace")
                 .doesNotContainPattern("(?m)^/(etc|tmp)/pwned\\S*$");
-        assertThat(fs.stat("passwd").type()).as("the link itself is still there").isEqualTo(FileType.SYMLINK);
+        assertThat(fs.stat("passwd")).as("the link itself is still there").matches(FileInfo::isSymlink, "isSymlink");
     }
 
     @Test
@@ -117,14 +116,15 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
         FileSystem fs = sandbox.files();
         sh(sandbox, "ln -s /etc/passwd passwd && ln -s missing dangling && echo hi > real && ln -s real inner");
         FileInfo link = fs.stat("passwd");
-        assertThat(link.type()).isEqualTo(FileType.SYMLINK);
+        assertThat(link).matches(FileInfo::isSymlink, "isSymlink");
         assertThat(link.linkTarget()).isEqualTo("/etc/passwd");
         assertThat(fs.exists("dangling")).as("a dangling link exists").isTrue();
         assertThat(fs.stat("dangling").linkTarget()).isEqualTo("missing");
-        assertThat(fs.stat("inner").type()).isEqualTo(FileType.SYMLINK);
-        Map<String, FileType> types = new java.util.TreeMap<>();
-        fs.list("").forEach(i -> types.put(i.path(), i.type()));
-        assertThat(types).containsEntry("passwd", FileType.SYMLINK).containsEntry("real", FileType.FILE);
+        assertThat(fs.stat("inner")).matches(FileInfo::isSymlink, "isSymlink");
+        Map<String, FileInfo> listed = new java.util.TreeMap<>();
+        fs.list("").forEach(i -> listed.put(i.path(), i));
+        assertThat(listed.get("passwd")).matches(FileInfo::isSymlink, "isSymlink");
+        assertThat(listed.get("real")).matches(FileInfo::isFile, "isFile");
     }
 
     @Test
@@ -153,7 +153,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
             }
         }
         for (FileInfo info : fs.list("", 10, true)) {
-            if (info.type() == FileType.FILE) {
+            if (info.isFile()) {
                 assertThat(fs.readText(info.path())).as("host content copied into %s", info.path())
                         .doesNotContain("root:");
             }
@@ -187,7 +187,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.readTo("pipe", new ByteArrayOutputStream()));
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.readText("pipe", 1, 1));
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.append("pipe", "x"));
-            assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
+            assertThat(fs.stat("pipe")).matches(FileInfo::isOther, "isOther");
             assertThat(fs.grep("x", "").matches()).as("grep skips special files").isEmpty();
             assertThat(fs.grep("x", "").skipped()).extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
                     .as("and reports them").containsExactly(

@@ -10,7 +10,6 @@ import static dev.sandbox4j.tools.ToolParam.Type.STRING_MAP;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.FileInfo;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
@@ -350,11 +349,7 @@ final class Profiles {
                 for (FileInfo e : t.fs().list(path)) {
                     Map<String, Object> one = new LinkedHashMap<>();
                     one.put("name", e.name());
-                    one.put("entry_type", switch (e.type()) {
-                        case FILE -> "file";
-                        case DIRECTORY -> "directory";
-                        default -> "other";
-                    });
+                    one.put("entry_type", e.isFile() ? "file" : e.isDirectory() ? "directory" : "other");
                     one.put("size", e.size());
                     entries.add(one);
                 }
@@ -661,9 +656,9 @@ final class Profiles {
                     throw e;
                 }
             } else {
-                info = new FileInfo(found, FileType.OTHER, -1, -1, java.time.Instant.EPOCH, null);
+                info = FileInfo.other(found, -1, -1, java.time.Instant.EPOCH);
             }
-            if (filesOnly && info.type() != FileType.FILE) {
+            if (filesOnly && !info.isFile()) {
                 continue;
             }
             hits.add(info);
@@ -710,7 +705,7 @@ final class Profiles {
             Map<String, Object> one = new LinkedHashMap<>();
             one.put("name", e.name());
             one.put("path", e.path());
-            one.put("type", e.type().name().toLowerCase(Locale.ROOT));
+            one.put("type", Shaping.fileType(e));
             if (sizes) {
                 one.put("size", e.size());
             }

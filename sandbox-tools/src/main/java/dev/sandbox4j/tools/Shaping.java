@@ -2,6 +2,7 @@ package dev.sandbox4j.tools;
 
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.Truncation;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +11,11 @@ import java.util.Map;
 
 /** Output shaping and the meaning of exit codes. */
 final class Shaping {
+    /** The wire name of a file's type: {@code file}, {@code directory}, {@code symlink} or {@code other}. */
+    static String fileType(FileInfo info) {
+        return info.isFile() ? "file" : info.isDirectory() ? "directory" : info.isSymlink() ? "symlink" : "other";
+    }
+
     private Shaping() {
     }
 
