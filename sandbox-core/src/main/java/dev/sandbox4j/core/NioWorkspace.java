@@ -476,7 +476,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    public List<FileInfo> list(String path, int depth) {
+        return list(path, depth, true);
+    }
+
+    @Override
+    public List<FileInfo> listVisible(String path, int depth) {
+        return list(path, depth, false);
+    }
+
+    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
         guard();
         Arguments.depth(depth);
         String rel = WorkspacePaths.normalize(path);
@@ -501,7 +510,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<String> find(String path, String glob, List<String> excludes) {
+    public List<String> find(String glob, String path, List<String> excludes) {
         guard();
         String rel = WorkspacePaths.normalize(path);
         Predicate<String> match = Globs.compile(glob);
@@ -755,7 +764,16 @@ public final class NioWorkspace implements FileSystem {
     // ---------------------------------------------------------------- changing the tree
 
     @Override
-    public void move(String from, String to, boolean overwrite) {
+    public void move(String from, String to) {
+        move(from, to, false);
+    }
+
+    @Override
+    public void moveReplacing(String from, String to) {
+        move(from, to, true);
+    }
+
+    private void move(String from, String to, boolean overwrite) {
         guard();
         entries.set(-1); // an overwrite removes an entry (or a tree): recounted when a quota check needs it
         String src = WorkspacePaths.requireNonRoot(from);
@@ -771,7 +789,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void copy(String from, String to, boolean overwrite) {
+    public void copy(String from, String to) {
+        copy(from, to, false);
+    }
+
+    @Override
+    public void copyReplacing(String from, String to) {
+        copy(from, to, true);
+    }
+
+    private void copy(String from, String to, boolean overwrite) {
         guard();
         String src = WorkspacePaths.requireNonRoot(from);
         String dst = WorkspacePaths.requireNonRoot(to);
@@ -911,7 +938,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void delete(String path, boolean recursive) {
+    public void delete(String path) {
+        delete(path, false);
+    }
+
+    @Override
+    public void deleteRecursively(String path) {
+        delete(path, true);
+    }
+
+    private void delete(String path, boolean recursive) {
         guard();
         entries.set(-1); // recounted when a quota check needs it
         String rel = WorkspacePaths.requireNonRoot(path);
@@ -1071,7 +1107,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    public EditResult edit(String path, List<Edit> edits) {
+        return edit(path, edits, false);
+    }
+
+    @Override
+    public EditResult previewEdit(String path, List<Edit> edits) {
+        return edit(path, edits, true);
+    }
+
+    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(textFile, WorkspacePaths.requireNonRoot(path), edits, dryRun);
     }
 

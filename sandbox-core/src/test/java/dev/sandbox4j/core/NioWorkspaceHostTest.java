@@ -71,7 +71,7 @@ class NioWorkspaceHostTest {
         assertKind(() -> fs.list("out"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.mkdirs("out/sub"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.delete("out/secret.txt"), ErrorKind.PERMISSION_DENIED);
-        assertThat(fs.find("", "*.txt", List.of())).isEmpty();
+        assertThat(fs.find("*.txt", "", List.of())).isEmpty();
         assertThat(fs.grep("secret", "").matches()).isEmpty();
         assertThat(fs.grep("secret", "").skipped()).as("the link is reported, not followed")
                 .containsExactly(new dev.sandbox4j.GrepResult.Skipped("out", dev.sandbox4j.GrepResult.Reason.LINK,
@@ -98,7 +98,7 @@ class NioWorkspaceHostTest {
         Files.createDirectories(workspace.resolve("tree/sub"));
         Files.createSymbolicLink(workspace.resolve("tree/sub/out"), outside);
 
-        fs.delete("tree", true);
+        fs.deleteRecursively("tree");
 
         assertThat(Files.exists(workspace.resolve("tree"))).isFalse();
         assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");

@@ -78,8 +78,8 @@ public final class Demo {
             }
 
             step("A multi-edit as a dry run: a diff, nothing changed");
-            EditResult dry = sandbox.files().edit("app/greet.py",
-                    List.of(new Edit("def greet", "def salute"), new Edit("print(greet", "print(salute")), true);
+            EditResult dry = sandbox.files().previewEdit("app/greet.py",
+                    List.of(new Edit("def greet", "def salute"), new Edit("print(greet", "print(salute")));
             System.out.print(dry.diff());
 
             step("Run code in a language, with a status agents understand");

@@ -281,7 +281,16 @@ final class DockerFiles implements FileSystem {
     private static final int MAX_WALK_DEPTH = 256;
 
     @Override
-    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    public List<FileInfo> list(String path, int depth) {
+        return list(path, depth, true);
+    }
+
+    @Override
+    public List<FileInfo> listVisible(String path, int depth) {
+        return list(path, depth, false);
+    }
+
+    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
         Arguments.depth(depth);
         String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
@@ -325,7 +334,7 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public List<String> find(String path, String glob, List<String> excludes) {
+    public List<String> find(String glob, String path, List<String> excludes) {
         String rel = rel(path);
         Predicate<String> p = Globs.compile(glob);
         Predicate<String> ex = Globs.any(excludes);
@@ -426,14 +435,32 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void move(String from, String to, boolean overwrite) {
+    public void move(String from, String to) {
+        move(from, to, false);
+    }
+
+    @Override
+    public void moveReplacing(String from, String to) {
+        move(from, to, true);
+    }
+
+    private void move(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         script("moving " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "0");
     }
 
     @Override
-    public void copy(String from, String to, boolean overwrite) {
+    public void copy(String from, String to) {
+        copy(from, to, false);
+    }
+
+    @Override
+    public void copyReplacing(String from, String to) {
+        copy(from, to, true);
+    }
+
+    private void copy(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         if (stat(a).isDirectory()) {
@@ -444,7 +471,16 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void delete(String path, boolean recursive) {
+    public void delete(String path) {
+        delete(path, false);
+    }
+
+    @Override
+    public void deleteRecursively(String path) {
+        delete(path, true);
+    }
+
+    private void delete(String path, boolean recursive) {
         String rel = relNonRoot(path);
         script("deleting " + rel, WorkspaceScripts.DELETE, null, rel, recursive ? "1" : "0");
     }
@@ -455,7 +491,16 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    public EditResult edit(String path, List<Edit> edits) {
+        return edit(path, edits, false);
+    }
+
+    @Override
+    public EditResult previewEdit(String path, List<Edit> edits) {
+        return edit(path, edits, true);
+    }
+
+    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(textFile, relNonRoot(path), edits, dryRun);
     }
 

@@ -370,7 +370,7 @@ class DockerAttackTest {
             assertThat(s.files().readText("weird/" + name)).isEqualTo(name);
         }
         assertThat(s.files().list("weird")).hasSize(7);
-        s.files().delete("weird", true);
+        s.files().deleteRecursively("weird");
     }
 
     @Test

@@ -351,7 +351,7 @@ public final class MemorySandbox implements Sandbox {
                         String path = resolve(cwd, arg);
                         FileInfo info = files.stat(path);
                         if (info.isDirectory()) {
-                            for (FileInfo child : files.list(path, 1, false)) {
+                            for (FileInfo child : files.listVisible(path, 1)) {
                                 out.append(child.name()).append('\n');
                             }
                         } else {

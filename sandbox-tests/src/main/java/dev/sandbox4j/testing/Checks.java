@@ -51,7 +51,7 @@ public final class Checks {
      */
     public static Map<String, String> snapshot(FileSystem fs) {
         Map<String, String> out = new TreeMap<>();
-        for (FileInfo info : fs.list("", Integer.MAX_VALUE, true)) {
+        for (FileInfo info : fs.list("", Integer.MAX_VALUE)) {
             String value = info.isFile() ? "FILE" : info.isDirectory() ? "DIRECTORY"
                     : info.isSymlink() ? "SYMLINK" : "OTHER";
             if (info.isFile()) {

@@ -95,12 +95,12 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
         sh(sandbox, "ln -s /etc etc && ln -s / root && mkdir -p real && touch real/f");
         refused("list linked /etc", () -> fs.list("etc"), "passwd");
         refused("list linked /", () -> fs.list("root/etc"), "passwd");
-        refused("find in linked /etc", () -> fs.find("etc", "*", List.of()), "passwd");
+        refused("find in linked /etc", () -> fs.find("*", "etc", List.of()), "passwd");
         refused("grep in linked /etc", () -> fs.grep("root", "etc/passwd"), "root:");
 
-        List<FileInfo> deep = fs.list("", 10, true);
+        List<FileInfo> deep = fs.list("", 10);
         assertThat(paths(deep)).as("links are listed, not entered").containsExactly("etc", "real", "real/f", "root");
-        assertThat(fs.find("", "passwd", List.of())).as("find does not enter links").isEmpty();
+        assertThat(fs.find("passwd", "", List.of())).as("find does not enter links").isEmpty();
         assertThat(fs.grep("root:", "", GrepOptions.defaults()).matches()).as("grep does not enter links").isEmpty();
         assertThat(fs.grep("root:", "", GrepOptions.defaults()).skipped())
                 .extracting(GrepResult.Skipped::path, GrepResult.Skipped::reason)
@@ -132,8 +132,8 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
     default void delete_linkToDirectory_removesLinkOnly(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         sh(sandbox, "mkdir real && echo keep > real/f && ln -s real l && ln -s /etc etc");
-        fs.delete("l", true);
-        fs.delete("etc", true);
+        fs.deleteRecursively("l");
+        fs.deleteRecursively("etc");
         assertThat(fs.exists("l")).isFalse();
         assertThat(fs.readText("real/f")).as("the link was removed, never followed").isEqualTo("keep\n");
         assertThat(sandbox.shell().run("test -f /etc/passwd").exitCode()).isZero();
@@ -152,7 +152,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
                 assertThat(((SandboxException) t).kind()).isIn(REFUSED);
             }
         }
-        for (FileInfo info : fs.list("", 10, true)) {
+        for (FileInfo info : fs.list("", 10)) {
             if (info.isFile()) {
                 assertThat(fs.readText(info.path())).as("host content copied into %s", info.path())
                         .doesNotContain("root:");
@@ -193,7 +193,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
                     .as("and reports them").containsExactly(
                             org.assertj.core.groups.Tuple.tuple("pipe", GrepResult.Reason.SPECIAL_FILE));
             expectError(ErrorKind.PERMISSION_DENIED, () -> fs.grep("x", "pipe"));
-            assertThat(fs.find("", "pipe", List.of())).containsExactly("pipe");
+            assertThat(fs.find("pipe", "", List.of())).containsExactly("pipe");
         }, "a FIFO must never be opened: the call would hang");
     }
 
@@ -205,7 +205,7 @@ public interface FileSystemSecurityContract extends ConformanceSupport {
         List<FileInfo> list = fs.list("");
         assertThat(list).hasSize(2);
         assertThat(paths(list)).contains("good.txt");
-        assertThat(fs.find("", "*.txt", List.of())).containsExactly("good.txt");
+        assertThat(fs.find("*.txt", "", List.of())).containsExactly("good.txt");
         assertThat(grepPaths(fs.grep("needle", ""))).containsExactly("good.txt");
         SoftAssertions softly = new SoftAssertions();
         for (FileInfo info : list) {

@@ -566,7 +566,7 @@ final class Profiles {
     private static ToolResult aioFind(SandboxTools t, Args a, ToolProgress p) {
         String path = a.string("path");
         String glob = a.text("glob");
-        List<String> found = t.fs().find(path, glob, List.of());
+        List<String> found = t.fs().find(glob, path, List.of());
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("path", t.fs().stat(path).path());
         f.put("files", found.size() > 1000 ? found.subList(0, 1000) : found);
@@ -641,7 +641,7 @@ final class Profiles {
         String base = t.fs().stat(path).path();
         boolean needStat = filesOnly || metadata || sortBy.equals("size") || sortBy.equals("modified");
         List<FileInfo> hits = new ArrayList<>();
-        for (String found : t.fs().find(path, pattern, exclude)) {
+        for (String found : t.fs().find(pattern, path, exclude)) {
             if (!includeHidden && hidden(relativeTo(base, found))) {
                 continue;
             }
@@ -699,7 +699,8 @@ final class Profiles {
             throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, path + " is not a directory");
         }
         // 256 levels is the deepest walk FileSystem.list does
-        List<FileInfo> entries = t.fs().list(path, recursive ? 256 : 1, hidden);
+        int depth = recursive ? 256 : 1;
+        List<FileInfo> entries = hidden ? t.fs().list(path, depth) : t.fs().listVisible(path, depth);
         List<Object> files = new ArrayList<>();
         for (FileInfo e : entries.subList(0, Math.min(MAX_LISTED, entries.size()))) {
             Map<String, Object> one = new LinkedHashMap<>();

@@ -502,7 +502,7 @@ public final class SandboxTools {
             if (range != null) {
                 throw new Args.ArgException("view_range applies to files, and " + path + " is a directory");
             }
-            List<FileInfo> entries = fs().list(path, 2, false);
+            List<FileInfo> entries = fs().listVisible(path, 2);
             f.put("type", "directory");
             f.put("content", Views.tree(info.path(), entries));
             f.put("entries", entries.size());
@@ -735,7 +735,7 @@ public final class SandboxTools {
         List<Edit> edits = a.edits("edits");
         boolean dryRun = a.optBool("dryRun", false);
         try {
-            return edited(fs().edit(path, edits, dryRun));
+            return edited(dryRun ? fs().previewEdit(path, edits) : fs().edit(path, edits));
         } catch (SandboxException e) {
             return nearMiss(e, path, text -> {
                 int failing = NearMiss.failingEdit(text, edits);
@@ -829,7 +829,7 @@ public final class SandboxTools {
     private ToolResult moveFile(Args a) {
         String source = a.string("source");
         String destination = a.string("destination");
-        fs().move(source, destination, false);
+        fs().move(source, destination);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("source", source);
         f.put("destination", fs().stat(destination).path());
@@ -844,7 +844,7 @@ public final class SandboxTools {
         String path = a.string("path");
         String pattern = a.text("pattern");
         List<String> excludes = a.strings("excludePatterns", false);
-        List<String> found = fs().find(path, pattern, excludes);
+        List<String> found = fs().find(pattern, path, excludes);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("matches", found.size() > MAX_FOUND ? found.subList(0, MAX_FOUND) : found);
         f.put("count", found.size());
