@@ -55,8 +55,8 @@ class ErrorModelTest {
         assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(0, "", "")).status()).isEqualTo(CodeStatus.COMPLETED);
         assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(1, "", "")).status())
                 .isEqualTo(CodeStatus.ERROR_RUNTIME);
-        ExecResult timedOut = new ExecResult(ExecStatus.TIMEOUT, 137, "", "", Duration.ofSeconds(1),
-                Truncation.none(0), Truncation.none(0), "timed out after 1 s");
+        ExecResult timedOut = ExecResult.of(ExecStatus.TIMEOUT, 137, "", "").withDuration(Duration.ofSeconds(1))
+                .withDetail("timed out after 1 s");
         assertThat(CodeResult.of(Language.PYTHON, timedOut).status()).isEqualTo(CodeStatus.TIMEOUT);
         assertThat(CodeStatus.ERROR_SETUP.code()).isEqualTo("error_setup");
     }

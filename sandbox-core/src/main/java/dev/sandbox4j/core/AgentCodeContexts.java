@@ -279,9 +279,9 @@ final class AgentCodeContexts {
                     if (e.kind() == ErrorKind.CLOSED || e.kind() == ErrorKind.INTERRUPTED) {
                         throw e;
                     }
-                    ExecResult r = new ExecResult(ExecStatus.COMPLETED, -1, "", "", elapsed(started),
-                            dev.sandbox4j.Truncation.none(0), dev.sandbox4j.Truncation.none(0), e.getMessage());
-                    return new CodeResult(CodeStatus.ERROR_SETUP, language, r);
+                    ExecResult r = ExecResult.of(ExecStatus.COMPLETED, -1, "", "").withDuration(elapsed(started))
+                            .withDetail(e.getMessage());
+                    return CodeResult.setupError(language, r);
                 }
             }
             AgentCommand c = process;
@@ -350,8 +350,9 @@ final class AgentCodeContexts {
                 };
                 run.out.finish();
                 run.err.finish();
-                ExecResult exec = new ExecResult(status, exitCode, run.out.text(), run.err.text(), elapsed(started),
-                        run.out.truncation(), run.err.truncation(), detail);
+                ExecResult exec = ExecResult.of(status, exitCode, run.out.text(), run.err.text())
+                        .withDuration(elapsed(started)).withTruncation(run.out.truncation(), run.err.truncation())
+                        .withDetail(detail);
                 return new CodeResult(codeStatus, language, exec, run.text.text(), run.png);
             } finally {
                 f.run = null;

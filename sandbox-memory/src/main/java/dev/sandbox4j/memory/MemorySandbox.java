@@ -257,8 +257,9 @@ public final class MemorySandbox implements Sandbox {
         err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
         Truncation outT = out.truncation();
         Truncation errT = err.truncation();
-        return new ExecResult(result.status(), result.exitCode(), out.text(), err.text(),
-                Duration.ofNanos(System.nanoTime() - startNanos), outT, errT, result.detail());
+        return ExecResult.of(result.status(), result.exitCode(), out.text(), err.text())
+                .withDuration(Duration.ofNanos(System.nanoTime() - startNanos)).withTruncation(outT, errT)
+                .withDetail(result.detail());
     }
 
     // ------------------------------------------------------------ shell
