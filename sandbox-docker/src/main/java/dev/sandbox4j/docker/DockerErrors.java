@@ -24,6 +24,20 @@ final class DockerErrors {
     private DockerErrors() {
     }
 
+    /**
+     * A failure the backend itself decides (a spec it cannot honour, an engine that does not answer as it must, an
+     * I/O failure of its own spooling). Created here, and nowhere else in this package (ErrorTranslationArchTest), so
+     * every kind and message the Docker backend produces is in this one file.
+     */
+    static SandboxException error(ErrorKind kind, String message) {
+        return new SandboxException(kind, message);
+    }
+
+    /** {@link #error(ErrorKind, String)} with the native failure that caused it. */
+    static SandboxException error(ErrorKind kind, String message, Throwable cause) {
+        return new SandboxException(kind, message, cause);
+    }
+
     /** Translates any failure of an engine call. Never returns null; SandboxExceptions pass through. */
     static SandboxException translate(String what, Throwable e) {
         if (e instanceof SandboxException se) {

@@ -50,7 +50,7 @@ final class DockerFiles implements FileSystem {
     /** A path must be valid UTF-16 (no lone surrogate) to be passed to the engine; else INVALID_PATH. */
     static String encodable(String path) {
         if (path != null && !StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
-            throw new SandboxException(ErrorKind.INVALID_PATH, "the path is not valid Unicode (a lone surrogate): "
+            throw DockerErrors.error(ErrorKind.INVALID_PATH, "the path is not valid Unicode (a lone surrogate): "
                     + path.replaceAll("[\\uD800-\\uDFFF]", "?"));
         }
         return path;
@@ -123,7 +123,7 @@ final class DockerFiles implements FileSystem {
             }
         }
         if (expected != r.stdout().length) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "reading " + rel + ": got " + r.stdout().length
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading " + rel + ": got " + r.stdout().length
                     + " bytes of " + (expected < 0 ? "an unknown size" : expected + "")
                     + " (output lost on the way from the engine); retry");
         }
@@ -135,7 +135,7 @@ final class DockerFiles implements FileSystem {
         String rel = relNonRoot(path);
         Arguments.byteRange(offset, length);
         if (length > MAX_READ_BYTES) {
-            throw new SandboxException(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
+            throw DockerErrors.error(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
                     + MAX_READ_BYTES);
         }
         if (length == 0) {
@@ -188,7 +188,7 @@ final class DockerFiles implements FileSystem {
         try {
             head = content.readNBytes(IN_MEMORY_WRITE + 1);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
                     + e.getMessage(), e);
         }
         if (head.length <= IN_MEMORY_WRITE) {
@@ -199,7 +199,7 @@ final class DockerFiles implements FileSystem {
         try {
             put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
         } finally {
             try {
                 Files.deleteIfExists(tmp);
@@ -225,7 +225,7 @@ final class DockerFiles implements FileSystem {
         sandbox.ensureOpen();
         long limit = sandbox.spec.limits().maxFileBytes();
         if (limit > 0 && size > limit) {
-            throw new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
+            throw DockerErrors.error(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
                     + limit + " bytes");
         }
         // The temp file goes to the workspace root: a mount point, never a link, so the upload (which runs as the
@@ -259,7 +259,7 @@ final class DockerFiles implements FileSystem {
         byte[] out = script("stat " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.STAT, null, rel).stdout();
         List<String> f = split(out);
         if (f.size() < 5) {
-            throw new SandboxException(ErrorKind.INTERNAL, "unexpected stat output for " + rel);
+            throw DockerErrors.error(ErrorKind.INTERNAL, "unexpected stat output for " + rel);
         }
         return info(rel, f.get(0), f.get(1), f.get(2), f.get(3), f.get(4));
     }
@@ -370,7 +370,7 @@ final class DockerFiles implements FileSystem {
         GrepScan scan = new GrepScan(regex, options);
         FileInfo root = stat(rel);
         if (root.isSymlink()) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
+            throw DockerErrors.error(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         Predicate<String> inc = Globs.any(options.includes());
         Predicate<String> exc = Globs.any(options.excludes());
@@ -392,7 +392,7 @@ final class DockerFiles implements FileSystem {
                     continue;
                 }
                 if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
-                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                    throw DockerErrors.error(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
                             + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
                             + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
                 }
@@ -419,7 +419,7 @@ final class DockerFiles implements FileSystem {
                 }
             }
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw DockerErrors.translate("grep in " + rel, e);
         }
