@@ -103,8 +103,8 @@ public final class Sandboxes {
     public static SandboxProvider provider(String name) {
         SandboxProvider p = load().get(name);
         if (p == null) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no sandbox backend named '" + name
-                    + "' on the class path; known: " + load().keySet(), null, false);
+            throw SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE, "no sandbox backend named '" + name
+                    + "' on the class path; known: " + load().keySet(), null);
         }
         return p;
     }

@@ -27,7 +27,8 @@ class ErrorModelTest {
                 .containsExactlyInAnyOrder(ErrorKind.TIMEOUT, ErrorKind.BACKEND_UNAVAILABLE, ErrorKind.IO_ERROR,
                         ErrorKind.CONFLICT);
         assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "engine down").retryable()).isTrue();
-        assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no bwrap", null, false).retryable()).isFalse();
+        assertThat(SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE, "no bwrap", null).retryable()).isFalse();
+        assertThat(SandboxException.temporary(ErrorKind.INTERNAL, "flaky", null).retryable()).isTrue();
         assertThat(new SandboxException(ErrorKind.NOT_FOUND, "x").toString()).isEqualTo("SandboxException[not_found]: x");
     }
 
