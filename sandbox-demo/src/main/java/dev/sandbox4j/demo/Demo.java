@@ -77,7 +77,7 @@ public final class Demo {
                 System.out.println("  replace(\"e\") refused: [" + e.code() + "] " + e.getMessage());
             }
 
-            step("A multi-edit as a dry run: a diff, nothing changed");
+            step("A multi-edit previewed: a diff, nothing changed");
             EditResult dry = sandbox.files().previewEdit("app/greet.py",
                     List.of(new Edit("def greet", "def salute"), new Edit("print(greet", "print(salute")));
             System.out.print(dry.diff());
