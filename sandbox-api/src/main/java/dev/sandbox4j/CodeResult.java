@@ -40,6 +40,11 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec, 
         return png != null;
     }
 
+    /** A run whose interpreter could not be started ({@link CodeStatus#ERROR_SETUP}); {@code exec} says why. */
+    public static CodeResult setupError(Language language, ExecResult exec) {
+        return new CodeResult(CodeStatus.ERROR_SETUP, language, exec);
+    }
+
     /** Maps a finished interpreter process to a code status: exit 0 completed, timeout, anything else a runtime error. */
     public static CodeResult of(Language language, ExecResult exec) {
         CodeStatus status = switch (exec.status()) {

@@ -40,10 +40,24 @@ public record ExecResult(
         Objects.requireNonNull(detail, "detail");
     }
 
-    /** A completed command whose output was not cut; handy for scripted results in tests. */
+    /**
+     * A completed command whose output was not cut, zero duration, no detail; handy for scripted results in tests.
+     * Build other results from {@link #of(ExecStatus, int, String, String)} and the {@code with...} methods rather
+     * than the eight-argument constructor:
+     *
+     * <pre>{@code
+     * ExecResult.of(ExecStatus.TIMEOUT, -1, out.text(), err.text())
+     *         .withDuration(elapsed).withTruncation(out.truncation(), err.truncation()).withDetail("timed out after 5 s");
+     * }</pre>
+     */
     public static ExecResult of(int exitCode, String stdout, String stderr) {
-        return new ExecResult(ExecStatus.COMPLETED, exitCode, stdout, stderr, Duration.ZERO,
-                Truncation.none(stdout.length()), Truncation.none(stderr.length()), "");
+        return of(ExecStatus.COMPLETED, exitCode, stdout, stderr);
+    }
+
+    /** A command that ended with this status; output not cut, zero duration, no detail (see the withers). */
+    public static ExecResult of(ExecStatus status, int exitCode, String stdout, String stderr) {
+        return new ExecResult(status, exitCode, stdout, stderr, Duration.ZERO, Truncation.none(stdout.length()),
+                Truncation.none(stderr.length()), "");
     }
 
     /** Whether the command completed with exit code 0. */
@@ -62,6 +76,16 @@ public record ExecResult(
 
     /** The same result with another duration (scripted results get the time they really took). */
     public ExecResult withDuration(Duration duration) {
+        return new ExecResult(status, exitCode, stdout, stderr, duration, stdoutTruncation, stderrTruncation, detail);
+    }
+
+    /** The same result with what the output cap did to each stream (stdout first, as everywhere in this API). */
+    public ExecResult withTruncation(Truncation stdoutTruncation, Truncation stderrTruncation) {
+        return new ExecResult(status, exitCode, stdout, stderr, duration, stdoutTruncation, stderrTruncation, detail);
+    }
+
+    /** The same result with another {@link #detail()}. */
+    public ExecResult withDetail(String detail) {
         return new ExecResult(status, exitCode, stdout, stderr, duration, stdoutTruncation, stderrTruncation, detail);
     }
 }

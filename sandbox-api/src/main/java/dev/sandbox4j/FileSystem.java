@@ -26,7 +26,7 @@ import java.util.List;
  * <p><b>Depth.</b> {@link #list}, {@link #find}, {@link #grep} and {@link #copy} walk at most 256 directory levels
  * below where they start; a tree nested deeper (sandboxed code can make one thousands of levels deep) fails them with
  * {@link ErrorKind#TOO_LARGE} instead of overflowing a stack or holding thousands of descriptors; list or search a
- * subdirectory, or list a smaller depth. {@link #delete} with {@code recursive} removes a tree of any depth.
+ * subdirectory, or list a smaller depth. {@link #deleteRecursively} removes a tree of any depth.
  */
 public interface FileSystem {
     /** The largest file {@link #readText(String)} and {@link #readBytes(String)} read whole: 32 MiB. */
@@ -61,7 +61,7 @@ public interface FileSystem {
      */
     default FileInfo readToUnchanged(String path, OutputStream sink) {
         FileInfo before = stat(path);
-        if (before.type() != FileType.FILE) {
+        if (!before.isFile()) {
             throw new SandboxException(before.isDirectory() ? ErrorKind.IS_A_DIRECTORY : ErrorKind.PERMISSION_DENIED,
                     path + " is not a regular file");
         }
@@ -75,7 +75,7 @@ public interface FileSystem {
             }
             throw new SandboxException(ErrorKind.CONFLICT, path + " was removed while it was being read", e);
         }
-        if (after.type() != before.type() || after.size() != before.size()
+        if (!after.isFile() || after.size() != before.size()
                 || !after.modified().equals(before.modified())) {
             throw new SandboxException(ErrorKind.CONFLICT, path + " changed while it was being read (size "
                     + before.size() + " -> " + after.size() + ", modified " + before.modified() + " -> "
@@ -107,22 +107,31 @@ public interface FileSystem {
 
     /** Lists a directory's direct children, hidden ones included, sorted by path. */
     default List<FileInfo> list(String path) {
-        return list(path, 1, true);
+        return list(path, 1);
     }
 
     /**
-     * Lists a directory down to {@code depth} levels (1 for direct children), sorted by path. Links are listed, not
-     * entered. Hidden entries (names starting with a dot) are left out, with their subtrees, unless asked for.
+     * Lists a directory down to {@code depth} levels (1 for direct children), hidden entries included, sorted by path.
+     * Links are listed, not entered.
      */
-    List<FileInfo> list(String path, int depth, boolean includeHidden);
+    List<FileInfo> list(String path, int depth);
+
+    /**
+     * Lists like {@link #list(String, int)} but leaves out hidden entries (names starting with a dot) with their
+     * subtrees, as {@code ls} and {@code tree} do without {@code -a}.
+     */
+    List<FileInfo> listVisible(String path, int depth);
 
     /**
      * Finds files and directories under {@code path} whose path relative to {@code path} matches {@code glob}
      * ({@code *} within a segment, {@code **} across segments, {@code ?}, {@code [abc]}, {@code {a,b}}); a glob
      * without a slash matches the name at any depth. Anything matching one of {@code excludes} is skipped, with
      * its subtree. Returns workspace-relative paths, sorted.
+     *
+     * <p>What to look for comes first, then where, as in {@link #grep(String, String, GrepOptions)} (and grep(1),
+     * rg, fd): {@code find("*.py", "src", List.of("**&#47;venv"))}.
      */
-    List<String> find(String path, String glob, List<String> excludes);
+    List<String> find(String glob, String path, List<String> excludes);
 
     /**
      * Searches text files under {@code path} (or the file itself) for a Java regex, line by line, streaming each file
@@ -151,31 +160,34 @@ public interface FileSystem {
     void mkdirs(String path);
 
     /**
-     * Moves or renames a file or directory. Fails with {@link ErrorKind#ALREADY_EXISTS} when the target exists,
-     * unless {@code overwrite} (which still refuses to replace a non-empty directory).
+     * Moves or renames a file or directory. Fails with {@link ErrorKind#ALREADY_EXISTS} when the target exists (see
+     * {@link #moveReplacing}).
      */
-    void move(String from, String to, boolean overwrite);
-
-    default void move(String from, String to) {
-        move(from, to, false);
-    }
-
-    /** Copies a file, or a directory tree (links copied as links). Same target rules as {@link #move}. */
-    void copy(String from, String to, boolean overwrite);
-
-    default void copy(String from, String to) {
-        copy(from, to, false);
-    }
+    void move(String from, String to);
 
     /**
-     * Deletes a file, link or directory. A non-empty directory needs {@code recursive}
-     * ({@link ErrorKind#DIRECTORY_NOT_EMPTY} otherwise). Links are removed, never followed.
+     * Moves like {@link #move}, replacing what is at the target: a file, a link or an empty directory (a non-empty
+     * directory is still refused).
      */
-    void delete(String path, boolean recursive);
+    void moveReplacing(String from, String to);
 
-    default void delete(String path) {
-        delete(path, false);
-    }
+    /**
+     * Copies a file, or a directory tree (links copied as links). Fails with {@link ErrorKind#ALREADY_EXISTS} when the
+     * target exists (see {@link #copyReplacing}).
+     */
+    void copy(String from, String to);
+
+    /** Copies like {@link #copy}, replacing the target by the rules of {@link #moveReplacing}. */
+    void copyReplacing(String from, String to);
+
+    /**
+     * Deletes a file, a link (never followed) or an empty directory; a non-empty directory fails with
+     * {@link ErrorKind#DIRECTORY_NOT_EMPTY} (see {@link #deleteRecursively}).
+     */
+    void delete(String path);
+
+    /** Deletes a file, a link (never followed) or a directory with everything in it. */
+    void deleteRecursively(String path);
 
     /**
      * Replaces the one occurrence of {@code oldText} with {@code newText}. Fails with {@link ErrorKind#NO_MATCH}
@@ -189,9 +201,14 @@ public interface FileSystem {
 
     /**
      * Applies several exact-text edits in order, each to the result of the ones before, atomically: all or none.
-     * Each {@link Edit#oldText()} must occur exactly once at its turn. With {@code dryRun} the file is not touched
-     * and the diff shows what would change. Content that is not valid UTF-8 fails as in {@link #replace}, dry run
-     * or not.
+     * Each {@link Edit#oldText()} must occur exactly once at its turn. Content that is not valid UTF-8 fails as in
+     * {@link #replace}.
      */
-    EditResult edit(String path, List<Edit> edits, boolean dryRun);
+    EditResult edit(String path, List<Edit> edits);
+
+    /**
+     * Checks edits as {@link #edit} would apply them and returns the diff they would make, without touching the file
+     * ({@link EditResult#applied()} false). Fails exactly where {@link #edit} would.
+     */
+    EditResult previewEdit(String path, List<Edit> edits);
 }

@@ -24,7 +24,20 @@ public class SandboxException extends RuntimeException {
         this(kind, message, cause, Objects.requireNonNull(kind, "kind").retryable());
     }
 
-    public SandboxException(ErrorKind kind, String message, Throwable cause, boolean retryable) {
+    /**
+     * A failure that will not go away by retrying the same call, whatever its kind's default (a container that is
+     * gone is {@link ErrorKind#BACKEND_UNAVAILABLE} but not retryable).
+     */
+    public static SandboxException permanent(ErrorKind kind, String message, Throwable cause) {
+        return new SandboxException(kind, message, cause, false);
+    }
+
+    /** A failure the same call may get past later, whatever its kind's default (an engine answering 503). */
+    public static SandboxException temporary(ErrorKind kind, String message, Throwable cause) {
+        return new SandboxException(kind, message, cause, true);
+    }
+
+    private SandboxException(ErrorKind kind, String message, Throwable cause, boolean retryable) {
         super(Objects.requireNonNull(message, "message"), cause);
         this.kind = Objects.requireNonNull(kind, "kind");
         this.retryable = retryable;
@@ -39,7 +52,10 @@ public class SandboxException extends RuntimeException {
         return kind.code();
     }
 
-    /** Whether the same call may succeed later unchanged; defaults to the kind's, a backend may know better. */
+    /**
+     * Whether the same call may succeed later unchanged; the kind's default ({@link ErrorKind#retryable()}) unless
+     * made by {@link #permanent} or {@link #temporary}, where a backend knew better.
+     */
     public boolean retryable() {
         return retryable;
     }

@@ -78,15 +78,20 @@ public final class Sandboxes {
         return p.open(spec);
     }
 
-    /** Every provider on the class path, highest priority first, with whether it can run here and why not. */
-    public static List<ProviderStatus> providers() {
+    /**
+     * Every provider on the class path, highest priority first, for diagnostics: its {@code name()},
+     * {@code priority()}, {@code features()}, and {@code unavailableReason()} (empty when it can run here, else why
+     * not and what to install; it may probe the host, so call it once).
+     *
+     * <pre>{@code
+     * for (SandboxProvider p : Sandboxes.providers()) {
+     *     System.out.println(p.name() + ": " + p.unavailableReason().orElse("available"));
+     * }
+     * }</pre>
+     */
+    public static List<SandboxProvider> providers() {
         return load().values().stream()
                 .sorted(Comparator.comparingInt(SandboxProvider::priority).reversed())
-                .map(p -> {
-                    Optional<String> reason = p.unavailableReason();
-                    return new ProviderStatus(p.name(), p.priority(), reason.isEmpty(),
-                            reason.orElse("available"), p.features());
-                })
                 .collect(Collectors.toList());
     }
 
@@ -98,8 +103,8 @@ public final class Sandboxes {
     public static SandboxProvider provider(String name) {
         SandboxProvider p = load().get(name);
         if (p == null) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no sandbox backend named '" + name
-                    + "' on the class path; known: " + load().keySet(), null, false);
+            throw SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE, "no sandbox backend named '" + name
+                    + "' on the class path; known: " + load().keySet(), null);
         }
         return p;
     }

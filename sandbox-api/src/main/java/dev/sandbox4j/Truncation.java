@@ -21,4 +21,12 @@ public record Truncation(long totalBytes, long omittedChars) {
     public boolean truncated() {
         return omittedChars > 0;
     }
+
+    /**
+     * The text a backend puts between the head and the tail it kept, such as
+     * {@code "\n[... 1200 characters truncated ...]\n"}; empty when the stream was kept whole.
+     */
+    public String marker() {
+        return truncated() ? "\n[... " + omittedChars + " characters truncated ...]\n" : "";
+    }
 }

@@ -42,12 +42,16 @@ class ApiDumpTest {
     }
 
     @Test
-    void theApiPackageHasAtMostItsBudgetOfPublicTypes() throws Exception {
-        // a ratchet on what applications see (nested types included; the spi package, for backends, apart): it may
-        // shrink toward issue 19's 30, never grow unnoticed
-        long types = publicTypes().stream().filter(c -> c.getPackageName().equals("dev.sandbox4j")).count();
-        System.out.println("[api] public types in dev.sandbox4j: " + types);
-        assertThat(types).isLessThanOrEqualTo(37); // 36 + CodeContext (issue 13), reviewed
+    void sandboxApiHasAtMostItsBudgetOfPublicTypes() throws Exception {
+        // a ratchet on the whole published surface (dev.sandbox4j and spi): issue 19's budget is 30 public top-level
+        // types; nested public types (GrepResult.Skipped, SandboxSpec.Builder, ...) are counted apart so they cannot
+        // grow unnoticed either. Both may shrink; raising either is a reviewed decision.
+        List<Class<?>> all = publicTypes();
+        long topLevel = all.stream().filter(c -> c.getDeclaringClass() == null).count();
+        long nested = all.size() - topLevel;
+        System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested");
+        assertThat(topLevel).isLessThanOrEqualTo(30);
+        assertThat(nested).isLessThanOrEqualTo(5);
     }
 
     private static String dump() throws Exception {

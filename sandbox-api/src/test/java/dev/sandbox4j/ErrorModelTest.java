@@ -27,7 +27,8 @@ class ErrorModelTest {
                 .containsExactlyInAnyOrder(ErrorKind.TIMEOUT, ErrorKind.BACKEND_UNAVAILABLE, ErrorKind.IO_ERROR,
                         ErrorKind.CONFLICT);
         assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "engine down").retryable()).isTrue();
-        assertThat(new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "no bwrap", null, false).retryable()).isFalse();
+        assertThat(SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE, "no bwrap", null).retryable()).isFalse();
+        assertThat(SandboxException.temporary(ErrorKind.INTERNAL, "flaky", null).retryable()).isTrue();
         assertThat(new SandboxException(ErrorKind.NOT_FOUND, "x").toString()).isEqualTo("SandboxException[not_found]: x");
     }
 
@@ -55,8 +56,8 @@ class ErrorModelTest {
         assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(0, "", "")).status()).isEqualTo(CodeStatus.COMPLETED);
         assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(1, "", "")).status())
                 .isEqualTo(CodeStatus.ERROR_RUNTIME);
-        ExecResult timedOut = new ExecResult(ExecStatus.TIMEOUT, 137, "", "", Duration.ofSeconds(1),
-                Truncation.none(0), Truncation.none(0), "timed out after 1 s");
+        ExecResult timedOut = ExecResult.of(ExecStatus.TIMEOUT, 137, "", "").withDuration(Duration.ofSeconds(1))
+                .withDetail("timed out after 1 s");
         assertThat(CodeResult.of(Language.PYTHON, timedOut).status()).isEqualTo(CodeStatus.TIMEOUT);
         assertThat(CodeStatus.ERROR_SETUP.code()).isEqualTo("error_setup");
     }

@@ -1,6 +1,5 @@
 package dev.sandbox4j.bench;
 
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandboxes;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -24,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -106,10 +106,10 @@ public final class BenchMain {
     void run(boolean quick, String only, Path out, String[] sandboxCounts) throws Exception {
         Instant start = Instant.now();
         String loadStart = loadAverage();
-        Map<String, ProviderStatus> providers = new LinkedHashMap<>();
-        Sandboxes.providers().forEach(p -> providers.put(p.name(), p));
-        boolean docker = providers.containsKey("docker") && providers.get("docker").available();
-        boolean local = providers.containsKey("local") && providers.get("local").available();
+        Map<String, Optional<String>> providers = new LinkedHashMap<>(); // name -> why it is unavailable
+        Sandboxes.providers().forEach(p -> providers.put(p.name(), p.unavailableReason()));
+        boolean docker = providers.containsKey("docker") && providers.get("docker").isEmpty();
+        boolean local = providers.containsKey("local") && providers.get("local").isEmpty();
         List<String> backends = new ArrayList<>();
         if (local) {
             backends.add("local");

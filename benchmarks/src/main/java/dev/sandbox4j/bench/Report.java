@@ -1,6 +1,5 @@
 package dev.sandbox4j.bench;
 
-import dev.sandbox4j.ProviderStatus;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /** Renders docs/benchmarks.md from one run. */
 final class Report {
@@ -20,11 +20,11 @@ final class Report {
     private final Instant end;
     private final String loadStart;
     private final String loadEnd;
-    private final Map<String, ProviderStatus> providers;
+    private final Map<String, Optional<String>> providers;
     private final StringBuilder md = new StringBuilder();
 
     Report(BenchMain run, boolean quick, Instant start, Instant end, String loadStart, String loadEnd,
-           Map<String, ProviderStatus> providers) {
+           Map<String, Optional<String>> providers) {
         this.run = run;
         this.quick = quick;
         this.start = start;
@@ -305,7 +305,7 @@ final class Report {
 
     private String providersLine() {
         List<String> parts = new ArrayList<>();
-        providers.forEach((name, p) -> parts.add(name + (p.available() ? "" : " (unavailable: " + p.reason() + ")")));
+        providers.forEach((name, why) -> parts.add(name + why.map(r -> " (unavailable: " + r + ")").orElse("")));
         return String.join(", ", parts);
     }
 

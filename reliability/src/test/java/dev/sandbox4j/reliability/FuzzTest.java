@@ -171,19 +171,19 @@ class FuzzTest {
     static void edgeCases(Sandbox s, Map<String, Integer> kinds, List<String> bad) {
         var fs = s.files();
         Map<String, Runnable> cases = new java.util.LinkedHashMap<>();
-        cases.put("find(., \"\")", () -> fs.find(".", "", List.of()));
-        cases.put("find(., \"[\")", () -> fs.find(".", "[", List.of()));
-        cases.put("find(., \"{a\")", () -> fs.find(".", "{a", List.of()));
-        cases.put("find(., *, [\"\"])", () -> fs.find(".", "*", List.of("")));
+        cases.put("find(., \"\")", () -> fs.find("", ".", List.of()));
+        cases.put("find(., \"[\")", () -> fs.find("[", ".", List.of()));
+        cases.put("find(., \"{a\")", () -> fs.find("{a", ".", List.of()));
+        cases.put("find(., *, [\"\"])", () -> fs.find("*", ".", List.of("")));
         cases.put("grep(\"(\")", () -> fs.grep("(", ".", GrepOptions.defaults()));
         cases.put("readText(f.txt, 0, -1)", () -> fs.readText("f.txt", 0, -1));
         cases.put("readText(f.txt, 5, 2)", () -> fs.readText("f.txt", 5, 2));
         cases.put("readBytes(f.txt, -1, 5)", () -> fs.readBytes("f.txt", -1, 5));
         cases.put("readBytes(f.txt, 0, -1)", () -> fs.readBytes("f.txt", 0, -1));
-        cases.put("list(., 0)", () -> fs.list(".", 0, true));
-        cases.put("list(., -1)", () -> fs.list(".", -1, true));
+        cases.put("list(., 0)", () -> fs.list(".", 0));
+        cases.put("list(., -1)", () -> fs.list(".", -1));
         cases.put("replace(f.txt, \"\", x)", () -> fs.replace("f.txt", "", "x"));
-        cases.put("edit(f.txt, [])", () -> fs.edit("f.txt", List.of(), false));
+        cases.put("edit(f.txt, [])", () -> fs.edit("f.txt", List.of()));
         for (Map.Entry<String, Runnable> c : cases.entrySet()) {
             try {
                 c.getValue().run();
@@ -276,10 +276,12 @@ class FuzzTest {
             }
             case 9:
                 return fs.exists(p);
-            case 10:
-                return fs.list(p, 1 + rnd.nextInt(4), rnd.nextBoolean());
+            case 10: {
+                int depth = 1 + rnd.nextInt(4);
+                return rnd.nextBoolean() ? fs.list(p, depth) : fs.listVisible(p, depth);
+            }
             case 11:
-                return fs.find(p, rnd.nextBoolean() ? "**" : "*.txt", List.of());
+                return fs.find(rnd.nextBoolean() ? "**" : "*.txt", p, List.of());
             case 12: {
                 List<GrepMatch> m = fs.grep("CANARY|seed|fuzz", p, GrepOptions.defaults()).matches();
                 return m;
@@ -288,20 +290,33 @@ class FuzzTest {
                 fs.mkdirs(p);
                 return "";
             case 14:
-                fs.move(p, q, rnd.nextBoolean());
+                if (rnd.nextBoolean()) {
+                    fs.moveReplacing(p, q);
+                } else {
+                    fs.move(p, q);
+                }
                 return "";
             case 15:
-                fs.copy(p, q, rnd.nextBoolean());
+                if (rnd.nextBoolean()) {
+                    fs.copyReplacing(p, q);
+                } else {
+                    fs.copy(p, q);
+                }
                 return "";
             case 16:
-                fs.delete(p, rnd.nextBoolean());
+                if (rnd.nextBoolean()) {
+                    fs.deleteRecursively(p);
+                } else {
+                    fs.delete(p);
+                }
                 return "";
             case 17:
                 return fs.replace(p, "seed", "SEED");
             case 18:
-                return fs.edit(p, List.of(new Edit("fuzz", "zzuf")), rnd.nextBoolean());
+                return rnd.nextBoolean() ? fs.previewEdit(p, List.of(new Edit("fuzz", "zzuf")))
+                        : fs.edit(p, List.of(new Edit("fuzz", "zzuf")));
             default:
-                return fs.find(".", p, List.of(q));
+                return fs.find(p, ".", List.of(q));
         }
     }
 }

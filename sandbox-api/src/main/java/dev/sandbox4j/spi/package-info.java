@@ -1,10 +1,7 @@
 /**
- * For backend authors and the conformance kit, not for applications: {@link dev.sandbox4j.spi.SandboxProvider}
- * (found through {@link java.util.ServiceLoader}) and the helpers every backend shares so behaviour is written once:
- * path rules ({@link dev.sandbox4j.spi.WorkspacePaths}), the head+tail output cap
- * ({@link dev.sandbox4j.spi.OutputBuffer}), exact replace and edits with diffs ({@link dev.sandbox4j.spi.TextEdits}),
- * globs, grep ({@link dev.sandbox4j.spi.GrepScan}, {@link dev.sandbox4j.spi.BoundedMatcher}) and the no-follow NIO
- * workspace local and memory use. Stateless helpers are thread-safe; an {@code OutputBuffer} is written by one reader
- * thread and read by any.
+ * For backend authors, not for applications: {@link dev.sandbox4j.spi.SandboxProvider}, found through
+ * {@link java.util.ServiceLoader} by {@link dev.sandbox4j.Sandboxes}. Nothing else lives here: the helpers sandbox4j's
+ * own backends share are in the internal module sandbox-core, with no compatibility promise, so they are not frozen
+ * as API. A third-party backend needs only this package and {@code dev.sandbox4j}.
  */
 package dev.sandbox4j.spi;

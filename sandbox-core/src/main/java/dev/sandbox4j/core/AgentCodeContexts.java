@@ -11,8 +11,6 @@ import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.StreamType;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -107,14 +105,15 @@ final class AgentCodeContexts {
         volatile Run run;
 
         @Override
-        public synchronized void onOutput(StreamType stream, String text) {
-            if (stream == StreamType.STDERR) {
-                Run r = run;
-                if (r != null) {
-                    r.err.write(text.getBytes(StandardCharsets.UTF_8));
-                }
-                return;
+        public synchronized void onStderr(String text) {
+            Run r = run;
+            if (r != null) {
+                r.err.write(text.getBytes(StandardCharsets.UTF_8));
             }
+        }
+
+        @Override
+        public synchronized void onStdout(String text) {
             if (broken.isDone()) {
                 return;
             }
@@ -280,9 +279,9 @@ final class AgentCodeContexts {
                     if (e.kind() == ErrorKind.CLOSED || e.kind() == ErrorKind.INTERRUPTED) {
                         throw e;
                     }
-                    ExecResult r = new ExecResult(ExecStatus.COMPLETED, -1, "", "", elapsed(started),
-                            dev.sandbox4j.Truncation.none(0), dev.sandbox4j.Truncation.none(0), e.getMessage());
-                    return new CodeResult(CodeStatus.ERROR_SETUP, language, r);
+                    ExecResult r = ExecResult.of(ExecStatus.COMPLETED, -1, "", "").withDuration(elapsed(started))
+                            .withDetail(e.getMessage());
+                    return CodeResult.setupError(language, r);
                 }
             }
             AgentCommand c = process;
@@ -351,8 +350,9 @@ final class AgentCodeContexts {
                 };
                 run.out.finish();
                 run.err.finish();
-                ExecResult exec = new ExecResult(status, exitCode, run.out.text(), run.err.text(), elapsed(started),
-                        run.out.truncation(), run.err.truncation(), detail);
+                ExecResult exec = ExecResult.of(status, exitCode, run.out.text(), run.err.text())
+                        .withDuration(elapsed(started)).withTruncation(run.out.truncation(), run.err.truncation())
+                        .withDetail(detail);
                 return new CodeResult(codeStatus, language, exec, run.text.text(), run.png);
             } finally {
                 f.run = null;

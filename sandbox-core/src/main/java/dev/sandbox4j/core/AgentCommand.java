@@ -7,9 +7,6 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.StreamType;
-import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -44,8 +41,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit);
             this.err = new OutputBuffer(limit);
         } else {
-            this.out = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDOUT, t));
-            this.err = new OutputBuffer(limit, t -> listener.onOutput(StreamType.STDERR, t));
+            this.out = new OutputBuffer(limit, listener::onStdout);
+            this.err = new OutputBuffer(limit, listener::onStderr);
         }
         this.oomBefore = shell.hooks.oomKills();
         this.pidsDeniedBefore = shell.hooks.pidsDenied();
@@ -145,14 +142,15 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
         }
         if (failure != null) {
             String stderr = "sandbox4j: cannot start command: " + failure + "\n";
-            return result = new ExecResult(ExecStatus.COMPLETED, 127, "", stderr, elapsed(), Truncation.none(0),
-                    Truncation.none(stderr.length()), "cannot start: " + failure);
+            return result = ExecResult.of(127, "", stderr).withDuration(elapsed())
+                    .withDetail("cannot start: " + failure);
         }
         if (status == ExecStatus.COMPLETED && code > 128 && code < 128 + 65) {
             detail = "terminated by signal " + (code - 128);
         }
-        return result = new ExecResult(status, code, out.text(), err.text(), elapsed(), out.truncation(),
-                err.truncation(), detail);
+        return result = ExecResult.of(status, code, out.text(), err.text()).withDuration(elapsed())
+                .withTruncation(out.truncation(), err.truncation())
+                .withDetail(detail);
     }
 
     private Duration elapsed() {

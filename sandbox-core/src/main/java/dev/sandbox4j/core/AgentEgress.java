@@ -4,7 +4,6 @@ import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.core.egress.AddressDenyList;
 import dev.sandbox4j.core.egress.EgressProxy;
 import dev.sandbox4j.core.egress.RelayMux;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;

@@ -4,7 +4,6 @@ import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
@@ -12,15 +11,12 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
-import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.WorkspacePaths;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -157,10 +153,10 @@ public final class AgentShell implements Shell, CodeRunner {
         long deadline = System.nanoTime() + timeout.toNanos();
         long waitStart = System.nanoTime();
         if (!acquirePermit(timeout.toMillis(), request)) {
-            return new ExecResult(ExecStatus.TIMEOUT, -1, "", "", Duration.ofNanos(System.nanoTime() - waitStart),
-                    Truncation.none(0), Truncation.none(0), "timed out after " + timeout.toMillis()
-                    + " ms waiting for one of the sandbox's " + permitCount
-                    + " command slots; the command did not start");
+            return ExecResult.of(ExecStatus.TIMEOUT, -1, "", "")
+                    .withDuration(Duration.ofNanos(System.nanoTime() - waitStart))
+                    .withDetail("timed out after " + timeout.toMillis() + " ms waiting for one of the sandbox's "
+                            + permitCount + " command slots; the command did not start");
         }
         AgentCommand c = startHolding(request, null, true, wrapperEnv);
         try {
@@ -339,11 +335,11 @@ public final class AgentShell implements Shell, CodeRunner {
                 ErrorKind kind = e.kind() == ErrorKind.PERMISSION_DENIED ? ErrorKind.INVALID_PATH : e.kind();
                 throw new SandboxException(kind, "working directory '" + cwd + "': " + e.getMessage(), e);
             }
-            if (fi.type() == FileType.SYMLINK) {
+            if (fi.isSymlink()) {
                 throw new SandboxException(ErrorKind.INVALID_PATH, "working directory '" + cwd
                         + "' is a symbolic link; give the directory it points to (inside the workspace)");
             }
-            if (fi.type() != FileType.DIRECTORY) {
+            if (!fi.isDirectory()) {
                 throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory '" + cwd
                         + "' is not a directory");
             }
@@ -548,7 +544,7 @@ public final class AgentShell implements Shell, CodeRunner {
         ExecResult r = run(exec, WRAPPER_ENV);
         if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
                 || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
-            return new CodeResult(CodeStatus.ERROR_SETUP, lang, r);
+            return CodeResult.setupError(lang, r);
         }
         return CodeResult.of(lang, r);
     }

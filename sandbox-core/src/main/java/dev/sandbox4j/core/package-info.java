@@ -6,6 +6,15 @@
  * the one Shell and CodeRunner (defaults, cwd checks, timeouts, tree kill, output caps);
  * {@link dev.sandbox4j.core.AgentEgress} the one network way out.
  *
+ * <p>Also the pure-Java helpers every backend (memory included) shares so behaviour is written once: path rules
+ * ({@link dev.sandbox4j.core.WorkspacePaths}), the head+tail output cap ({@link dev.sandbox4j.core.OutputBuffer}),
+ * exact replace and edits with diffs ({@link dev.sandbox4j.core.TextEdits}), argument checks
+ * ({@link dev.sandbox4j.core.Arguments}), globs ({@link dev.sandbox4j.core.Globs}), grep
+ * ({@link dev.sandbox4j.core.GrepScan}, {@link dev.sandbox4j.core.BoundedMatcher}) and the no-follow NIO workspace
+ * local and memory use ({@link dev.sandbox4j.core.NioWorkspace}). Stateless helpers are thread-safe; an
+ * {@code OutputBuffer} is written by one reader thread and read by any. sandbox-memory shades the helpers it uses
+ * (relocated under {@code dev.sandbox4j.memory.internal}), so they never reach a user's test class path as this module.
+ *
  * <p>Flow: a backend opens its jail or container with the agent in it, builds an AgentChannel on its streams and an
  * AgentShell with {@link dev.sandbox4j.core.AgentShell.Hooks} for what only it knows (cgroups, OOM counts, whether it
  * is open). Threads: one reader thread per channel delivers every command's output and exit; callers block on

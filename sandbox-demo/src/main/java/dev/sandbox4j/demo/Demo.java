@@ -9,14 +9,15 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Language;
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
+import dev.sandbox4j.spi.SandboxProvider;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A tour of sandbox4j on this machine's default backend: what an agent's tools would do, step by step.
@@ -45,9 +46,10 @@ public final class Demo {
 
     public static void main(String[] args) {
         System.out.println("== Backends on this machine");
-        for (ProviderStatus p : Sandboxes.providers()) {
+        for (SandboxProvider p : Sandboxes.providers()) {
+            Optional<String> why = p.unavailableReason();
             System.out.printf("  %-7s priority %4d  %s  %s%n", p.name(), p.priority(),
-                    p.available() ? "available  " : "unavailable", p.available() ? "" : p.reason());
+                    why.isEmpty() ? "available  " : "unavailable", why.orElse(""));
         }
         SandboxSpec spec = SandboxSpec.builder()
                 .commandTimeout(Duration.ofSeconds(20))
@@ -75,9 +77,9 @@ public final class Demo {
                 System.out.println("  replace(\"e\") refused: [" + e.code() + "] " + e.getMessage());
             }
 
-            step("A multi-edit as a dry run: a diff, nothing changed");
-            EditResult dry = sandbox.files().edit("app/greet.py",
-                    List.of(new Edit("def greet", "def salute"), new Edit("print(greet", "print(salute")), true);
+            step("A multi-edit previewed: a diff, nothing changed");
+            EditResult dry = sandbox.files().previewEdit("app/greet.py",
+                    List.of(new Edit("def greet", "def salute"), new Edit("print(greet", "print(salute")));
             System.out.print(dry.diff());
 
             step("Run code in a language, with a status agents understand");

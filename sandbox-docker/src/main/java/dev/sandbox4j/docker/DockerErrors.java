@@ -24,6 +24,20 @@ final class DockerErrors {
     private DockerErrors() {
     }
 
+    /**
+     * A failure the backend itself decides (a spec it cannot honour, an engine that does not answer as it must, an
+     * I/O failure of its own spooling). Created here, and nowhere else in this package (ErrorTranslationArchTest), so
+     * every kind and message the Docker backend produces is in this one file.
+     */
+    static SandboxException error(ErrorKind kind, String message) {
+        return new SandboxException(kind, message);
+    }
+
+    /** {@link #error(ErrorKind, String)} with the native failure that caused it. */
+    static SandboxException error(ErrorKind kind, String message, Throwable cause) {
+        return new SandboxException(kind, message, cause);
+    }
+
     /** Translates any failure of an engine call. Never returns null; SandboxExceptions pass through. */
     static SandboxException translate(String what, Throwable e) {
         if (e instanceof SandboxException se) {
@@ -37,24 +51,25 @@ final class DockerErrors {
             root = root.getCause();
         }
         if (e instanceof NotFoundException || root instanceof NotFoundException) {
-            return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
-                    what + ": the sandbox container is gone (" + brief(e) + ")", e, false);
+            return SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE,
+                    what + ": the sandbox container is gone (" + brief(e) + ")", e);
         }
         if (e instanceof ConflictException || root instanceof ConflictException) {
-            return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
-                    what + ": the sandbox container is not running (" + brief(e) + ")", e, false);
+            return SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE,
+                    what + ": the sandbox container is not running (" + brief(e) + ")", e);
         }
         if (noSpace(e)) {
             return new SandboxException(ErrorKind.NO_SPACE_LEFT, what + ": no space left in the workspace (its byte "
                     + "or file quota is used up; delete files to make room): " + brief(e), e);
         }
         if (e instanceof DockerException de) {
-            return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
-                    what + ": Docker engine error " + de.getHttpStatus() + ": " + brief(e), e, de.getHttpStatus() >= 500);
+            String message = what + ": Docker engine error " + de.getHttpStatus() + ": " + brief(e);
+            return de.getHttpStatus() >= 500 ? SandboxException.temporary(ErrorKind.BACKEND_UNAVAILABLE, message, e)
+                    : SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE, message, e);
         }
         if (isTransport(e)) {
-            return new SandboxException(ErrorKind.BACKEND_UNAVAILABLE,
-                    what + ": cannot reach the Docker engine (" + brief(e) + ")" + HINT, e, true);
+            return SandboxException.temporary(ErrorKind.BACKEND_UNAVAILABLE,
+                    what + ": cannot reach the Docker engine (" + brief(e) + ")" + HINT, e);
         }
         return new SandboxException(ErrorKind.INTERNAL, what + ": " + brief(e), e);
     }

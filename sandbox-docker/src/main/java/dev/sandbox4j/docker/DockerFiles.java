@@ -5,16 +5,15 @@ import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.core.AgentChannel;
-import dev.sandbox4j.spi.Globs;
-import dev.sandbox4j.spi.Arguments;
-import dev.sandbox4j.spi.GrepScan;
-import dev.sandbox4j.spi.TextEdits;
-import dev.sandbox4j.spi.WorkspacePaths;
+import dev.sandbox4j.core.Globs;
+import dev.sandbox4j.core.Arguments;
+import dev.sandbox4j.core.GrepScan;
+import dev.sandbox4j.core.TextEdits;
+import dev.sandbox4j.core.WorkspacePaths;
 import java.util.function.Predicate;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
@@ -51,7 +50,7 @@ final class DockerFiles implements FileSystem {
     /** A path must be valid UTF-16 (no lone surrogate) to be passed to the engine; else INVALID_PATH. */
     static String encodable(String path) {
         if (path != null && !StandardCharsets.UTF_8.newEncoder().canEncode(path)) {
-            throw new SandboxException(ErrorKind.INVALID_PATH, "the path is not valid Unicode (a lone surrogate): "
+            throw DockerErrors.error(ErrorKind.INVALID_PATH, "the path is not valid Unicode (a lone surrogate): "
                     + path.replaceAll("[\\uD800-\\uDFFF]", "?"));
         }
         return path;
@@ -124,7 +123,7 @@ final class DockerFiles implements FileSystem {
             }
         }
         if (expected != r.stdout().length) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "reading " + rel + ": got " + r.stdout().length
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading " + rel + ": got " + r.stdout().length
                     + " bytes of " + (expected < 0 ? "an unknown size" : expected + "")
                     + " (output lost on the way from the engine); retry");
         }
@@ -136,7 +135,7 @@ final class DockerFiles implements FileSystem {
         String rel = relNonRoot(path);
         Arguments.byteRange(offset, length);
         if (length > MAX_READ_BYTES) {
-            throw new SandboxException(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
+            throw DockerErrors.error(ErrorKind.TOO_LARGE, "cannot read " + length + " bytes at once; the limit is "
                     + MAX_READ_BYTES);
         }
         if (length == 0) {
@@ -189,7 +188,7 @@ final class DockerFiles implements FileSystem {
         try {
             head = content.readNBytes(IN_MEMORY_WRITE + 1);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
                     + e.getMessage(), e);
         }
         if (head.length <= IN_MEMORY_WRITE) {
@@ -200,7 +199,7 @@ final class DockerFiles implements FileSystem {
         try {
             put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
         } finally {
             try {
                 Files.deleteIfExists(tmp);
@@ -226,7 +225,7 @@ final class DockerFiles implements FileSystem {
         sandbox.ensureOpen();
         long limit = sandbox.spec.limits().maxFileBytes();
         if (limit > 0 && size > limit) {
-            throw new SandboxException(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
+            throw DockerErrors.error(ErrorKind.TOO_LARGE, rel + ": " + size + " bytes is over the file size limit of "
                     + limit + " bytes");
         }
         // The temp file goes to the workspace root: a mount point, never a link, so the upload (which runs as the
@@ -260,7 +259,7 @@ final class DockerFiles implements FileSystem {
         byte[] out = script("stat " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.STAT, null, rel).stdout();
         List<String> f = split(out);
         if (f.size() < 5) {
-            throw new SandboxException(ErrorKind.INTERNAL, "unexpected stat output for " + rel);
+            throw DockerErrors.error(ErrorKind.INTERNAL, "unexpected stat output for " + rel);
         }
         return info(rel, f.get(0), f.get(1), f.get(2), f.get(3), f.get(4));
     }
@@ -282,7 +281,16 @@ final class DockerFiles implements FileSystem {
     private static final int MAX_WALK_DEPTH = 256;
 
     @Override
-    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    public List<FileInfo> list(String path, int depth) {
+        return list(path, depth, true);
+    }
+
+    @Override
+    public List<FileInfo> listVisible(String path, int depth) {
+        return list(path, depth, false);
+    }
+
+    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
         Arguments.depth(depth);
         String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
@@ -299,17 +307,18 @@ final class DockerFiles implements FileSystem {
     }
 
     private static FileInfo info(String rel, String y, String size, String mode, String mtime, String link) {
-        FileType type = switch (y) {
-            case "f" -> FileType.FILE;
-            case "d" -> FileType.DIRECTORY;
-            case "l" -> FileType.SYMLINK;
-            default -> FileType.OTHER;
-        };
         BigDecimal t = new BigDecimal(mtime);
         long secs = t.longValue();
         long nanos = t.subtract(BigDecimal.valueOf(secs)).movePointRight(9).longValue();
-        return new FileInfo(rel, type, Long.parseLong(size), Integer.parseInt(mode, 8),
-                Instant.ofEpochSecond(secs, nanos), type == FileType.SYMLINK ? link : null);
+        long bytes = Long.parseLong(size);
+        int bits = Integer.parseInt(mode, 8);
+        Instant modified = Instant.ofEpochSecond(secs, nanos);
+        return switch (y) {
+            case "f" -> FileInfo.file(rel, bytes, bits, modified);
+            case "d" -> FileInfo.directory(rel, bytes, bits, modified);
+            case "l" -> FileInfo.symlink(rel, link, bytes, bits, modified);
+            default -> FileInfo.other(rel, bytes, bits, modified);
+        };
     }
 
     private static List<String> split(byte[] out) {
@@ -325,7 +334,7 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public List<String> find(String path, String glob, List<String> excludes) {
+    public List<String> find(String glob, String path, List<String> excludes) {
         String rel = rel(path);
         Predicate<String> p = Globs.compile(glob);
         Predicate<String> ex = Globs.any(excludes);
@@ -360,8 +369,8 @@ final class DockerFiles implements FileSystem {
         String rel = rel(path);
         GrepScan scan = new GrepScan(regex, options);
         FileInfo root = stat(rel);
-        if (root.type() == FileType.SYMLINK) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
+        if (root.isSymlink()) {
+            throw DockerErrors.error(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         Predicate<String> inc = Globs.any(options.includes());
         Predicate<String> exc = Globs.any(options.excludes());
@@ -383,7 +392,7 @@ final class DockerFiles implements FileSystem {
                     continue;
                 }
                 if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
-                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                    throw DockerErrors.error(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
                             + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
                             + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
                 }
@@ -410,7 +419,7 @@ final class DockerFiles implements FileSystem {
                 }
             }
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             throw DockerErrors.translate("grep in " + rel, e);
         }
@@ -426,14 +435,32 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void move(String from, String to, boolean overwrite) {
+    public void move(String from, String to) {
+        move(from, to, false);
+    }
+
+    @Override
+    public void moveReplacing(String from, String to) {
+        move(from, to, true);
+    }
+
+    private void move(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         script("moving " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "0");
     }
 
     @Override
-    public void copy(String from, String to, boolean overwrite) {
+    public void copy(String from, String to) {
+        copy(from, to, false);
+    }
+
+    @Override
+    public void copyReplacing(String from, String to) {
+        copy(from, to, true);
+    }
+
+    private void copy(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         if (stat(a).isDirectory()) {
@@ -444,7 +471,16 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void delete(String path, boolean recursive) {
+    public void delete(String path) {
+        delete(path, false);
+    }
+
+    @Override
+    public void deleteRecursively(String path) {
+        delete(path, true);
+    }
+
+    private void delete(String path, boolean recursive) {
         String rel = relNonRoot(path);
         script("deleting " + rel, WorkspaceScripts.DELETE, null, rel, recursive ? "1" : "0");
     }
@@ -455,7 +491,16 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    public EditResult edit(String path, List<Edit> edits) {
+        return edit(path, edits, false);
+    }
+
+    @Override
+    public EditResult previewEdit(String path, List<Edit> edits) {
+        return edit(path, edits, true);
+    }
+
+    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(textFile, relNonRoot(path), edits, dryRun);
     }
 

@@ -26,7 +26,7 @@ import dev.sandbox4j.core.AgentChannel;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.core.BytePipe;
-import dev.sandbox4j.spi.OutputBuffer;
+import dev.sandbox4j.core.OutputBuffer;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
@@ -120,7 +120,7 @@ final class DockerSandbox implements Sandbox {
     static void checkQuotaFitsMemory(ResourceLimits l) {
         if (l.memoryBytes() > 0 && l.workspaceBytes() > 0
                 && l.workspaceBytes() > l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM) {
-            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "the workspace quota (" + l.workspaceBytes()
+            throw DockerErrors.error(ErrorKind.INVALID_ARGUMENT, "the workspace quota (" + l.workspaceBytes()
                     + " bytes) does not fit in the memory limit (" + l.memoryBytes() + " bytes): on Docker the "
                     + "workspace is a tmpfs whose files count against the container's memory, which must keep at least "
                     + WORKSPACE_MEMORY_HEADROOM + " bytes for its processes. Raise memoryBytes, lower workspaceBytes, "
@@ -219,7 +219,7 @@ final class DockerSandbox implements Sandbox {
             // the relay only where a policy lets traffic out: each binary uploaded is ~0.7 MB on every open
             relay = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY, arch);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
                     + arch + ": " + e.getMessage());
         }
         // The container's environment is the agent's, the base every command's environment starts from; the
@@ -255,7 +255,7 @@ final class DockerSandbox implements Sandbox {
         try {
             channel.awaitReady(Duration.ofSeconds(30));
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not start in "
+            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not start in "
                     + engine.options.image() + ": " + e.getMessage() + agentDiagnostics());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -274,7 +274,7 @@ final class DockerSandbox implements Sandbox {
                 Thread.currentThread().interrupt();
                 throw DockerErrors.interrupted("opening a Docker sandbox");
             } catch (IOException e) {
-                throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(),
+                throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(),
                         e);
             }
             shell.setBaseEnv(AgentEgress.env());
@@ -327,7 +327,7 @@ final class DockerSandbox implements Sandbox {
                 .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback);
         try {
             if (!callback.awaitStarted(30, TimeUnit.SECONDS)) {
-                throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "attaching to the sandbox's container "
+                throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "attaching to the sandbox's container "
                         + "did not complete within 30 s");
             }
         } catch (InterruptedException e) {
@@ -396,7 +396,7 @@ final class DockerSandbox implements Sandbox {
             }
         }
         if (!out.contains("ws:ok")) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
+            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
                     + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
                     + out.strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
         }
@@ -491,13 +491,13 @@ final class DockerSandbox implements Sandbox {
             return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, out, 64 << 20,
                     INTERNAL_TIMEOUT);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new SandboxException(ErrorKind.TIMEOUT, "an internal command did not finish: " + e.getMessage());
+            throw DockerErrors.error(ErrorKind.TIMEOUT, "an internal command did not finish: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw DockerErrors.interrupted("a file operation");
         } catch (IOException e) {
             ensureOpen();
-            throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent: " + e.getMessage(), e);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "the sandbox's agent: " + e.getMessage(), e);
         }
     }
 
@@ -563,7 +563,7 @@ final class DockerSandbox implements Sandbox {
         String why = deathDetail;
         if (why != null) {
             // the container died under the sandbox: the backend failed, not the caller (open a new sandbox)
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + why);
+            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + why);
         }
         if (closed.get()) {
             throw DockerErrors.closed(id);

@@ -168,7 +168,7 @@ final class Engine implements Closeable {
                 }
             }, UPLOADERS);
         } catch (IOException ex) {
-            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "preparing an upload: " + ex.getMessage(), ex);
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.IO_ERROR, "preparing an upload: " + ex.getMessage(), ex);
         }
         try {
             control.copyArchiveToContainerCmd(containerId).withRemotePath(remoteDir).withTarInputStream(in)
@@ -189,7 +189,7 @@ final class Engine implements Closeable {
             writer.get(30, TimeUnit.SECONDS);
         } catch (Exception ex) {
             Throwable c = ex.getCause() != null ? ex.getCause() : ex;
-            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "uploading to the sandbox: " + c.getMessage(), c);
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.IO_ERROR, "uploading to the sandbox: " + c.getMessage(), c);
         }
     }
 
@@ -221,7 +221,7 @@ final class Engine implements Closeable {
             }
             return tmp;
         } catch (IOException e) {
-            throw new SandboxException(dev.sandbox4j.ErrorKind.IO_ERROR, "reading the content to write to " + what
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.IO_ERROR, "reading the content to write to " + what
                     + ": " + e.getMessage(), e);
         }
     }

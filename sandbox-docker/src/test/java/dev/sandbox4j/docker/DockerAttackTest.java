@@ -293,11 +293,12 @@ class DockerAttackTest {
     @Test
     void lifetime_backgroundCommandStdinAndKill() {
         StringBuilder seen = new StringBuilder();
-        ExecHandle h = s.shell().start(ExecRequest.argv("cat"), (st, text) -> {
+        java.util.function.Consumer<String> append = text -> {
             synchronized (seen) {
                 seen.append(text);
             }
-        });
+        };
+        ExecHandle h = s.shell().start(ExecRequest.argv("cat"), dev.sandbox4j.OutputListener.of(append, append));
         h.writeStdin("hello\n");
         h.writeStdin("world\n");
         h.closeStdin();
@@ -369,7 +370,7 @@ class DockerAttackTest {
             assertThat(s.files().readText("weird/" + name)).isEqualTo(name);
         }
         assertThat(s.files().list("weird")).hasSize(7);
-        s.files().delete("weird", true);
+        s.files().deleteRecursively("weird");
     }
 
     @Test

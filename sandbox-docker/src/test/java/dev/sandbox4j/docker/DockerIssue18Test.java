@@ -85,17 +85,17 @@ class DockerIssue18Test {
             assertThat(fs.list(".").stream().map(FileInfo::path)).contains("d", "bin", "evil.sh");
             assertThat(fs.stat("d/a.txt").size()).isEqualTo(12);
             assertThat(fs.exists("d/a.txt")).isTrue();
-            assertThat(fs.find("", "**/*.txt", List.of())).containsExactly("d/a.txt", "d/b.txt");
+            assertThat(fs.find("**/*.txt", "", List.of())).containsExactly("d/a.txt", "d/b.txt");
             assertThat(fs.grep("hello", "d").matches()).extracting(GrepMatch::path).containsExactly("d/a.txt", "d/b.txt");
             fs.append("d/a.txt", "more\n");
             fs.replace("d/a.txt", "world", "there");
             assertThat(fs.readText("d/a.txt")).isEqualTo("hello\nthere\nmore\n");
             fs.mkdirs("e/f");
-            fs.copy("d/a.txt", "e/f/c.txt", false);
-            fs.move("e/f/c.txt", "e/g.txt", false);
-            fs.delete("e/f", false);
-            fs.delete("d/b.txt", false);
-            assertThat(fs.find("", "**/*.txt", List.of())).containsExactly("d/a.txt", "e/g.txt");
+            fs.copy("d/a.txt", "e/f/c.txt");
+            fs.move("e/f/c.txt", "e/g.txt");
+            fs.delete("e/f");
+            fs.delete("d/b.txt");
+            assertThat(fs.find("**/*.txt", "", List.of())).containsExactly("d/a.txt", "e/g.txt");
             // The SDK's wrapper and killer, and code runs, use their own tools.
             assertThat(s.shell().run(ExecRequest.argv("/bin/cat").withStdin("in\n").withCwd("d")).stdout())
                     .isEqualTo("in\n");
@@ -382,8 +382,8 @@ class DockerIssue18Test {
             fs.write("late.txt", late);
             List<Runnable> calls = List.of(
                     () -> fs.replace("bin.dat", "A", "C"),
-                    () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), false),
-                    () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), true));
+                    () -> fs.edit("bin.dat", List.of(new Edit("A", "C"))),
+                    () -> fs.previewEdit("bin.dat", List.of(new Edit("A", "C"))));
             for (Runnable call : calls) {
                 SandboxException e = error(call);
                 assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT);

@@ -4,20 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.Sandboxes;
+import dev.sandbox4j.spi.SandboxProvider;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The scripted agent against the real local (bubblewrap) backend; skipped where it cannot run unless required. */
 class LocalAgentTest {
     static void requireOrSkip(String backend) {
-        Optional<ProviderStatus> status = Sandboxes.providers().stream().filter(p -> p.name().equals(backend))
-                .findFirst();
-        boolean available = status.map(ProviderStatus::available).orElse(false);
-        dev.sandbox4j.testing.Required.orSkip(backend, available ? Optional.empty()
-                : Optional.of(status.map(ProviderStatus::reason).orElse("not on the class path")));
+        Optional<String> why = Sandboxes.providers().stream().filter(p -> p.name().equals(backend)).findFirst()
+                .map(SandboxProvider::unavailableReason).orElse(Optional.of("not on the class path"));
+        dev.sandbox4j.testing.Required.orSkip(backend, why);
     }
 
     @Test

@@ -48,7 +48,7 @@ record Limits(boolean memory, boolean processes, boolean cpu, boolean rlimitProc
             refused.add("CPU (" + want.cpus() + " cores)");
         }
         if (!refused.isEmpty() && !bestEffort) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot enforce the "
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot enforce the "
                     + String.join(", ", refused) + " limit" + (refused.size() > 1 ? "s" : "") + " here (" + setting
                     + "): " + why + ". Fix the host as said, or ask for less: set those limits to 0 in "
                     + "ResourceLimits, or SandboxSpec.builder().bestEffortLimits(true) to open with what holds "

@@ -72,7 +72,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
         Objects.requireNonNull(spec, "spec");
         Host host = Host.get(options);
         if (host.problem != null) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
         return LocalSandbox.open(host, options, spec);
     }

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandboxes;
+import dev.sandbox4j.spi.SandboxProvider;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.ServerParameters;
@@ -29,11 +29,9 @@ class McpClientProcessTest {
         if (backend.equals("memory")) {
             return;
         }
-        Optional<ProviderStatus> status = Sandboxes.providers().stream().filter(p -> p.name().equals(backend))
-                .findFirst();
-        boolean available = status.map(ProviderStatus::available).orElse(false);
-        dev.sandbox4j.testing.Required.orSkip(backend, available ? Optional.empty()
-                : Optional.of(status.map(ProviderStatus::reason).orElse("not on the class path")));
+        Optional<String> why = Sandboxes.providers().stream().filter(p -> p.name().equals(backend)).findFirst()
+                .map(SandboxProvider::unavailableReason).orElse(Optional.of("not on the class path"));
+        dev.sandbox4j.testing.Required.orSkip(backend, why);
     }
 
     static JsonNode payload(McpSchema.CallToolResult r) throws Exception {

@@ -22,9 +22,9 @@ import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.NioWorkspace;
-import dev.sandbox4j.spi.OutputBuffer;
-import dev.sandbox4j.spi.WorkspacePaths;
+import dev.sandbox4j.core.NioWorkspace;
+import dev.sandbox4j.core.OutputBuffer;
+import dev.sandbox4j.core.WorkspacePaths;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -103,7 +103,7 @@ public final class MemorySandbox implements Sandbox {
             Files.createDirectories(workspace);
             Files.createDirectories(staging);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.INTERNAL, "cannot set up jimfs", e);
+            throw MemoryErrors.error(ErrorKind.INTERNAL, "cannot set up jimfs", e);
         }
         this.files = new NioWorkspace(workspace, staging, NioWorkspace.Options.defaults()
                 .withMaxFileBytes(spec.limits().maxFileBytes())
@@ -235,13 +235,13 @@ public final class MemorySandbox implements Sandbox {
         try {
             jimfs.close();
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.INTERNAL, "cannot close jimfs", e);
+            throw MemoryErrors.error(ErrorKind.INTERNAL, "cannot close jimfs", e);
         }
     }
 
     private void checkOpen() {
         if (!isOpen()) {
-            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
+            throw MemoryErrors.error(ErrorKind.CLOSED, "sandbox " + id + " is closed");
         }
     }
 
@@ -257,8 +257,9 @@ public final class MemorySandbox implements Sandbox {
         err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
         Truncation outT = out.truncation();
         Truncation errT = err.truncation();
-        return new ExecResult(result.status(), result.exitCode(), out.text(), err.text(),
-                Duration.ofNanos(System.nanoTime() - startNanos), outT, errT, result.detail());
+        return ExecResult.of(result.status(), result.exitCode(), out.text(), err.text())
+                .withDuration(Duration.ofNanos(System.nanoTime() - startNanos)).withTruncation(outT, errT)
+                .withDetail(result.detail());
     }
 
     // ------------------------------------------------------------ shell
@@ -272,7 +273,7 @@ public final class MemorySandbox implements Sandbox {
             commands.add(request);
             String cwd = request.cwd() == null ? "" : WorkspacePaths.normalize(request.cwd());
             if (!cwd.isEmpty() && !files.stat(cwd).isDirectory()) {
-                throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, "working directory " + cwd
+                throw MemoryErrors.error(ErrorKind.NOT_A_DIRECTORY, "working directory " + cwd
                         + " is not a directory");
             }
             ExecResult result = null;
@@ -291,7 +292,7 @@ public final class MemorySandbox implements Sandbox {
         @Override
         public ExecHandle start(ExecRequest request, OutputListener listener) {
             checkOpen();
-            throw new SandboxException(ErrorKind.UNSUPPORTED,
+            throw MemoryErrors.error(ErrorKind.UNSUPPORTED,
                     "the in-memory sandbox runs no processes, so it has no background commands");
         }
     }
@@ -351,7 +352,7 @@ public final class MemorySandbox implements Sandbox {
                         String path = resolve(cwd, arg);
                         FileInfo info = files.stat(path);
                         if (info.isDirectory()) {
-                            for (FileInfo child : files.list(path, 1, false)) {
+                            for (FileInfo child : files.listVisible(path, 1)) {
                                 out.append(child.name()).append('\n');
                             }
                         } else {
@@ -440,7 +441,7 @@ public final class MemorySandbox implements Sandbox {
             if (handler == null) {
                 String known = new TreeSet<>(interpreters.keySet().stream().map(Language::id)
                         .collect(Collectors.toList())).toString();
-                throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, request.language().id()
+                throw MemoryErrors.error(ErrorKind.UNSUPPORTED_LANGUAGE, request.language().id()
                         + " is not available in this sandbox; supported: " + known);
             }
             codeRuns.add(request);
@@ -455,7 +456,7 @@ public final class MemorySandbox implements Sandbox {
             if (handler == null) {
                 String known = new TreeSet<>(contextHandlers.keySet().stream().map(Language::id)
                         .collect(Collectors.toList())).toString();
-                throw new SandboxException(ErrorKind.UNSUPPORTED_LANGUAGE, "no " + language.id()
+                throw MemoryErrors.error(ErrorKind.UNSUPPORTED_LANGUAGE, "no " + language.id()
                         + " code context in this sandbox; scripted: " + known);
             }
             MemoryContext c = new MemoryContext(language, handler);
@@ -504,7 +505,7 @@ public final class MemorySandbox implements Sandbox {
             }
             checkOpen();
             if (!contexts.containsKey(id)) {
-                throw new SandboxException(ErrorKind.CLOSED, "code context " + id + " is closed");
+                throw MemoryErrors.error(ErrorKind.CLOSED, "code context " + id + " is closed");
             }
             long start = System.nanoTime();
             codeRuns.add(request);

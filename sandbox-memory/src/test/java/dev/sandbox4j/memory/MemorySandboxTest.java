@@ -8,11 +8,11 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Language;
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
+import dev.sandbox4j.spi.SandboxProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -123,14 +123,14 @@ class MemorySandboxTest {
 
     @Test
     void sandboxes_opensMemoryByName_butNeverPicksItAutomatically() {
-        assertThat(Sandboxes.providers()).extracting(ProviderStatus::name).contains("memory");
+        assertThat(Sandboxes.providers()).extracting(SandboxProvider::name).contains("memory");
         try (Sandbox byName = Sandboxes.open("memory", SandboxSpec.defaults())) {
             assertThat(byName.info().backend()).isEqualTo("memory");
         }
-        ProviderStatus memory = Sandboxes.providers().stream().filter(p -> p.name().equals("memory"))
+        SandboxProvider memory = Sandboxes.providers().stream().filter(p -> p.name().equals("memory"))
                 .findFirst().orElseThrow();
         assertThat(memory.priority()).isNegative();
-        assertThat(memory.available()).isTrue();
+        assertThat(memory.unavailableReason()).isEmpty();
     }
 
     @Test

@@ -7,16 +7,17 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
-import dev.sandbox4j.ProviderStatus;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
 import dev.sandbox4j.Shell;
+import dev.sandbox4j.spi.SandboxProvider;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -72,21 +73,37 @@ public final class SandboxFactory {
      * The backend sandboxes open on now, with whether it can run here: the named one, or for {@link #AUTO} the
      * available one with the highest priority (or, when none is, the highest-priority one with why it cannot).
      */
-    public ProviderStatus status() {
-        List<ProviderStatus> all = Sandboxes.providers();
+    public Status status() {
+        List<Status> all = Sandboxes.providers().stream().map(Status::of).collect(Collectors.toList());
         if (!backend.equals(AUTO)) {
             return all.stream().filter(p -> p.name().equals(backend)).findFirst()
                     .orElseThrow(() -> new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + backend
                             + "' is no longer on the class path"));
         }
-        List<ProviderStatus> real = all.stream().filter(p -> p.priority() >= 0).collect(Collectors.toList());
-        Optional<ProviderStatus> usable = real.stream().filter(ProviderStatus::available).findFirst();
+        List<Status> real = all.stream().filter(p -> p.priority() >= 0).collect(Collectors.toList());
+        Optional<Status> usable = real.stream().filter(Status::available).findFirst();
         if (usable.isPresent()) {
             return usable.get();
         }
         String reasons = real.isEmpty() ? "no sandbox backend on the class path; add sandbox-local or sandbox-docker"
                 : real.stream().map(p -> p.name() + ": " + p.reason()).collect(Collectors.joining("; "));
-        return new ProviderStatus(AUTO, 0, false, reasons, Set.of());
+        return new Status(AUTO, 0, false, reasons, Set.of());
+    }
+
+    /**
+     * A backend's state when {@link #status()} was called (the health indicator shows it).
+     *
+     * @param reason why it cannot run here, with what to do about it; {@code available} when it can
+     */
+    public record Status(String name, int priority, boolean available, String reason, Set<Feature> features) {
+        public Status {
+            features = Set.copyOf(features);
+        }
+
+        static Status of(SandboxProvider p) {
+            Optional<String> reason = p.unavailableReason();
+            return new Status(p.name(), p.priority(), reason.isEmpty(), reason.orElse("available"), p.features());
+        }
     }
 
     /** Opens a sandbox with the configured spec. */
@@ -105,8 +122,8 @@ public final class SandboxFactory {
 
     private static Sandbox openAuto(SandboxSpec spec) {
         // Sandboxes.open(spec) would honour -Dsandbox4j.provider, which the property already decides here.
-        for (ProviderStatus p : Sandboxes.providers()) {
-            if (p.priority() >= 0 && p.available()) {
+        for (SandboxProvider p : Sandboxes.providers()) {
+            if (p.priority() >= 0 && p.unavailableReason().isEmpty()) {
                 return Sandboxes.open(p.name(), spec);
             }
         }

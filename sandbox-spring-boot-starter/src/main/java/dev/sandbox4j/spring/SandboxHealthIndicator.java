@@ -1,6 +1,5 @@
 package dev.sandbox4j.spring;
 
-import dev.sandbox4j.ProviderStatus;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -23,7 +22,7 @@ final class SandboxHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
-        ProviderStatus status = factory.status();
+        SandboxFactory.Status status = factory.status();
         if (status.available()) {
             builder.up();
         } else {

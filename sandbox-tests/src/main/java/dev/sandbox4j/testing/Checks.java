@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.SandboxException;
 import java.io.IOException;
@@ -52,11 +51,12 @@ public final class Checks {
      */
     public static Map<String, String> snapshot(FileSystem fs) {
         Map<String, String> out = new TreeMap<>();
-        for (FileInfo info : fs.list("", Integer.MAX_VALUE, true)) {
-            String value = info.type().name();
-            if (info.type() == FileType.FILE) {
+        for (FileInfo info : fs.list("", Integer.MAX_VALUE)) {
+            String value = info.isFile() ? "FILE" : info.isDirectory() ? "DIRECTORY"
+                    : info.isSymlink() ? "SYMLINK" : "OTHER";
+            if (info.isFile()) {
                 value += " " + sha256(fs.readBytes(info.path()));
-            } else if (info.type() == FileType.SYMLINK) {
+            } else if (info.isSymlink()) {
                 value += " -> " + info.linkTarget();
             }
             out.put(info.path(), value);

@@ -16,7 +16,6 @@ import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
@@ -75,7 +74,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
             assertThat(fs.readText(p)).as(p).isEmpty();
             assertThat(fs.readBytes(p)).as(p).isEmpty();
             assertThat(fs.stat(p).size()).as(p).isZero();
-            assertThat(fs.stat(p).type()).as(p).isEqualTo(FileType.FILE);
+            assertThat(fs.stat(p)).as(p).matches(FileInfo::isFile, "isFile");
         }
     }
 
@@ -99,8 +98,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("a/b/c/d.txt", "deep");
         assertThat(fs.readText("a/b/c/d.txt")).isEqualTo("deep");
-        assertThat(fs.stat("a").type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(fs.stat("a/b/c").type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(fs.stat("a")).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(fs.stat("a/b/c")).matches(FileInfo::isDirectory, "isDirectory");
     }
 
     @Test
@@ -194,7 +193,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("moving.txt", "line of a growing file\n".repeat(10_000));
         try (dev.sandbox4j.ExecHandle writer = sandbox.shell().start(dev.sandbox4j.ExecRequest.shell(
-                "sleep 0.3; echo written while it was read >> moving.txt"), (stream, text) -> { })) {
+                "sleep 0.3; echo written while it was read >> moving.txt"), dev.sandbox4j.OutputListener.NONE)) {
             ByteArrayOutputStream slow = new ByteArrayOutputStream() {
                 private boolean waited;
 
@@ -285,7 +284,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         expectError(ErrorKind.IO_ERROR,
                 () -> fs.write("new.bin", Checks.GeneratedStream.failingAfter(4L << 20, 100_000)));
         assertThat(fs.exists("new.bin")).as("a failed write of a new file leaves no file").isFalse();
-        assertThat(paths(fs.list("", Integer.MAX_VALUE, true))).as("no temporary file left").isEmpty();
+        assertThat(paths(fs.list("", Integer.MAX_VALUE))).as("no temporary file left").isEmpty();
     }
 
     // ---- append -----------------------------------------------------------------------------------------------
@@ -319,19 +318,19 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileInfo file = fs.stat("dir/f.txt");
         assertThat(file.path()).isEqualTo("dir/f.txt");
         assertThat(file.name()).isEqualTo("f.txt");
-        assertThat(file.type()).isEqualTo(FileType.FILE);
+        assertThat(file).matches(FileInfo::isFile, "isFile");
         assertThat(file.size()).isEqualTo(5);
         assertThat(file.linkTarget()).isNull();
         assertThat(file.modified()).as("mtime is about now (10 minutes of clock skew allowed)")
                 .isAfter(before).isBefore(Instant.now().plus(Duration.ofMinutes(10)));
 
         FileInfo dir = fs.stat("dir");
-        assertThat(dir.type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(dir.isDirectory()).isTrue();
+        assertThat(dir).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(dir).matches(FileInfo::isDirectory, "isDirectory");
 
         FileInfo root = fs.stat("");
         assertThat(root.path()).as("the root is \"\"").isEmpty();
-        assertThat(root.type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(root).matches(FileInfo::isDirectory, "isDirectory");
     }
 
     @Test
@@ -382,8 +381,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         List<FileInfo> list = fs.list("");
         assertThat(paths(list)).as("default list: depth 1, hidden included, sorted")
                 .containsExactly(".hidden", "a", "b.txt", "c");
-        assertThat(list.get(1).type()).isEqualTo(FileType.DIRECTORY);
-        assertThat(list.get(2).type()).isEqualTo(FileType.FILE);
+        assertThat(list.get(1)).matches(FileInfo::isDirectory, "isDirectory");
+        assertThat(list.get(2)).matches(FileInfo::isFile, "isFile");
         assertThat(list.get(2).size()).isEqualTo(1);
         assertThat(paths(fs.list("c"))).as("children of a subdirectory, workspace-relative").containsExactly("c/d");
     }
@@ -394,8 +393,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("a/x.txt", "x");
         fs.write("c/d/e.txt", "e");
         fs.write("top.txt", "t");
-        assertThat(paths(fs.list("", 2, true))).containsExactly("a", "a/x.txt", "c", "c/d", "top.txt");
-        assertThat(paths(fs.list("", 3, true))).containsExactly("a", "a/x.txt", "c", "c/d", "c/d/e.txt", "top.txt");
+        assertThat(paths(fs.list("", 2))).containsExactly("a", "a/x.txt", "c", "c/d", "top.txt");
+        assertThat(paths(fs.list("", 3))).containsExactly("a", "a/x.txt", "c", "c/d", "c/d/e.txt", "top.txt");
     }
 
     @Test
@@ -405,8 +404,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write(".env", "SECRET=1");
         fs.write("src/.cache/x", "x");
         fs.write("src/main.py", "print()");
-        assertThat(paths(fs.list("", 5, false))).containsExactly("src", "src/main.py");
-        assertThat(paths(fs.list("", 5, true)))
+        assertThat(paths(fs.listVisible("", 5))).containsExactly("src", "src/main.py");
+        assertThat(paths(fs.list("", 5)))
                 .containsExactly(".env", ".git", ".git/config", "src", "src/.cache", "src/.cache/x", "src/main.py");
     }
 
@@ -453,7 +452,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("pkg/sub/c.py", "");
         fs.write("pkg/sub/c.pyc", "");
         fs.write("notes.txt", "");
-        assertThat(fs.find("", "*.py", List.of())).containsExactly("a.py", "pkg/b.py", "pkg/sub/c.py");
+        assertThat(fs.find("*.py", "", List.of())).containsExactly("a.py", "pkg/b.py", "pkg/sub/c.py");
     }
 
     @Test
@@ -463,12 +462,12 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("src/main/java/util/Strings.java", "");
         fs.write("src/test/AppTest.java", "");
         fs.write("src/README.md", "");
-        assertThat(fs.find("", "**/*.java", List.of()))
+        assertThat(fs.find("**/*.java", "", List.of()))
                 .containsExactly("src/main/java/App.java", "src/main/java/util/Strings.java", "src/test/AppTest.java");
-        assertThat(fs.find("", "src/*/AppTest.java", List.of())).containsExactly("src/test/AppTest.java");
-        assertThat(fs.find("", "*.{md,java}", List.of())).hasSize(4);
-        assertThat(fs.find("", "App?ava", List.of())).as("? is one character").isEmpty();
-        assertThat(fs.find("", "App.jav?", List.of())).containsExactly("src/main/java/App.java");
+        assertThat(fs.find("src/*/AppTest.java", "", List.of())).containsExactly("src/test/AppTest.java");
+        assertThat(fs.find("*.{md,java}", "", List.of())).hasSize(4);
+        assertThat(fs.find("App?ava", "", List.of())).as("? is one character").isEmpty();
+        assertThat(fs.find("App.jav?", "", List.of())).containsExactly("src/main/java/App.java");
     }
 
     @Test
@@ -476,7 +475,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("src/a/B.java", "");
         fs.write("other/C.java", "");
-        assertThat(fs.find("src", "*.java", List.of())).containsExactly("src/a/B.java");
+        assertThat(fs.find("*.java", "src", List.of())).containsExactly("src/a/B.java");
     }
 
     @Test
@@ -487,9 +486,9 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("web/node_modules/x.js", "");
         fs.write("build/out/gen.js", "");
         fs.write("web/main.js", "");
-        assertThat(fs.find("", "*.js", List.of("node_modules", "build")))
+        assertThat(fs.find("*.js", "", List.of("node_modules", "build")))
                 .containsExactly("app.js", "web/main.js");
-        assertThat(fs.find("", "*.js", List.of())).hasSize(5);
+        assertThat(fs.find("*.js", "", List.of())).hasSize(5);
     }
 
     @Test
@@ -497,7 +496,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("a/tests/x.txt", "");
         fs.write("b/tests/y.txt", "");
-        assertThat(fs.find("", "tests", List.of())).containsExactly("a/tests", "b/tests");
+        assertThat(fs.find("tests", "", List.of())).containsExactly("a/tests", "b/tests");
     }
 
     // ---- grep ------------------------------------------------------------------------------------------------------
@@ -541,8 +540,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         String name = "a".repeat(200);
         fs.write(name, "x");
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
-            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a*b", List.of())).isEmpty();
-            assertThat(fs.find("", "*a*a*a*a*a*a*a*a*a*a*a*a", List.of())).containsExactly(name);
+            assertThat(fs.find("*a*a*a*a*a*a*a*a*a*a*a*a*b", "", List.of())).isEmpty();
+            assertThat(fs.find("*a*a*a*a*a*a*a*a*a*a*a*a", "", List.of())).containsExactly(name);
             assertThat(fs.grep("x", "", GrepOptions.defaults().withIncludes("*a*a*a*a*a*a*a*a*a*a*a*a*b"))
                     .matches()).isEmpty();
         }, "a glob must not backtrack");
@@ -751,7 +750,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("x/y/z/keep.txt", "k");
         fs.mkdirs("x/y/z");
         fs.mkdirs("x");
-        assertThat(fs.stat("x/y/z").type()).isEqualTo(FileType.DIRECTORY);
+        assertThat(fs.stat("x/y/z")).matches(FileInfo::isDirectory, "isDirectory");
         assertThat(fs.readText("x/y/z/keep.txt")).as("a second mkdirs touches nothing").isEqualTo("k");
         fs.mkdirs("");
     }
@@ -822,9 +821,9 @@ public interface FileSystemContract extends FileSystemSecurityContract {
                 () -> fs.readTo("missing.txt", new ByteArrayOutputStream()),
                 () -> fs.stat("missing.txt"),
                 () -> fs.replace("missing.txt", "a", "b"),
-                () -> fs.edit("missing.txt", List.of(new Edit("a", "b")), true),
+                () -> fs.previewEdit("missing.txt", List.of(new Edit("a", "b"))),
                 () -> fs.grep("x", "missing.txt"),
-                () -> fs.find("missing.txt", "*", List.of()))) {
+                () -> fs.find("*", "missing.txt", List.of()))) {
             SandboxException e = expectError(ErrorKind.NOT_FOUND, call);
             assertThat(e.getMessage()).as("message of %s", e).contains("missing.txt");
             assertNoHostPath(e);
@@ -852,7 +851,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         assertThat(e.getMessage()).contains("b.txt");
         assertThat(snapshot(fs)).isEqualTo(before);
 
-        fs.move("a.txt", "b.txt", true);
+        fs.moveReplacing("a.txt", "b.txt");
         assertThat(fs.exists("a.txt")).isFalse();
         assertThat(fs.readText("b.txt")).isEqualTo("A");
     }
@@ -875,10 +874,10 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("src.txt", "s");
         fs.write("target/keep.txt", "k");
         Map<String, String> before = snapshot(fs);
-        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.move("srcdir", "target", true));
-        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.copy("srcdir", "target", true));
+        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.moveReplacing("srcdir", "target"));
+        expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.copyReplacing("srcdir", "target"));
         expectError(List.of(ErrorKind.DIRECTORY_NOT_EMPTY, ErrorKind.IS_A_DIRECTORY),
-                () -> fs.move("src.txt", "target", true));
+                () -> fs.moveReplacing("src.txt", "target"));
         assertThat(snapshot(fs)).isEqualTo(before);
     }
 
@@ -909,7 +908,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         Map<String, String> before = snapshot(fs);
         expectError(ErrorKind.ALREADY_EXISTS, () -> fs.copy("a.txt", "b.txt"));
         assertThat(snapshot(fs)).isEqualTo(before);
-        fs.copy("a.txt", "b.txt", true);
+        fs.copyReplacing("a.txt", "b.txt");
         assertThat(fs.readText("b.txt")).isEqualTo("A");
         assertThat(fs.readText("a.txt")).isEqualTo("A");
     }
@@ -921,7 +920,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("d/e/y.txt", "y");
         fs.mkdirs("d/empty");
         fs.copy("d", "d2");
-        assertThat(paths(fs.list("d2", 5, true))).containsExactly("d2/e", "d2/e/y.txt", "d2/empty", "d2/x.txt");
+        assertThat(paths(fs.list("d2", 5))).containsExactly("d2/e", "d2/e/y.txt", "d2/empty", "d2/x.txt");
         assertThat(fs.readText("d2/e/y.txt")).isEqualTo("y");
         assertThat(fs.readText("d/e/y.txt")).isEqualTo("y");
     }
@@ -944,7 +943,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         SandboxException e = expectError(ErrorKind.DIRECTORY_NOT_EMPTY, () -> fs.delete("d"));
         assertThat(e.getMessage()).contains("d");
         assertThat(snapshot(fs)).as("nothing deleted").isEqualTo(before);
-        fs.delete("d", true);
+        fs.deleteRecursively("d");
         assertThat(fs.exists("d")).isFalse();
     }
 
@@ -952,7 +951,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
     default void delete_missing_failsNotFound(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
         expectError(ErrorKind.NOT_FOUND, () -> fs.delete("ghost"));
-        expectError(ErrorKind.NOT_FOUND, () -> fs.delete("ghost", true));
+        expectError(ErrorKind.NOT_FOUND, () -> fs.deleteRecursively("ghost"));
     }
 
     @Test
@@ -960,7 +959,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("keep.txt", "k");
         for (String root : List.of("", ".", "/workspace", "/workspace/", "a/..")) {
-            expectError(ErrorKind.INVALID_PATH, () -> fs.delete(root, true));
+            expectError(ErrorKind.INVALID_PATH, () -> fs.deleteRecursively(root));
         }
         assertThat(fs.readText("keep.txt")).isEqualTo("k");
     }
@@ -982,9 +981,9 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("top.txt", "needle\n");
         org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(120), () -> {
             List<ThrowingCallable> walks = List.of(
-                    () -> fs.list("", Integer.MAX_VALUE, true),
-                    () -> fs.list("p", 300, false),
-                    () -> fs.find("", "*.txt", List.of()),
+                    () -> fs.list("", Integer.MAX_VALUE),
+                    () -> fs.listVisible("p", 300),
+                    () -> fs.find("*.txt", "", List.of()),
                     () -> fs.grep("needle", ""),
                     () -> fs.copy("p", "copy"));
             for (ThrowingCallable walk : walks) {
@@ -992,12 +991,12 @@ public interface FileSystemContract extends FileSystemSecurityContract {
                 assertThat(e.getMessage()).contains("deeper than 256");
             }
             assertThat(fs.exists("copy")).as("a failed copy leaves nothing").isFalse();
-            assertThat(paths(fs.list("", 3, true))).containsExactly("p", "p/d", "p/d/d", "top.txt");
-            assertThat(paths(fs.list("p", 256, true))).hasSize(256);
+            assertThat(paths(fs.list("", 3))).containsExactly("p", "p/d", "p/d/d", "top.txt");
+            assertThat(paths(fs.list("p", 256))).hasSize(256);
             assertThat(grepPaths(fs.grep("needle", "top.txt"))).containsExactly("top.txt");
-            fs.delete("p", true);
+            fs.deleteRecursively("p");
             assertThat(fs.exists("p")).isFalse();
-            assertThat(paths(fs.list("", Integer.MAX_VALUE, true))).containsExactly("top.txt");
+            assertThat(paths(fs.list("", Integer.MAX_VALUE))).containsExactly("top.txt");
         }, "walks of a deep tree must end");
     }
 
@@ -1028,8 +1027,8 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         fs.write("late.txt", late);
         List<ThrowingCallable> calls = List.of(
                 () -> fs.replace("bin.dat", "A", "C"),
-                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), false),
-                () -> fs.edit("bin.dat", List.of(new Edit("A", "C")), true));
+                () -> fs.edit("bin.dat", List.of(new Edit("A", "C"))),
+                () -> fs.previewEdit("bin.dat", List.of(new Edit("A", "C"))));
         for (ThrowingCallable call : calls) {
             SandboxException e = expectError(ErrorKind.INVALID_ARGUMENT, call);
             assertThat(e.getMessage()).startsWith("not UTF-8 text").contains("bin.dat").contains("offset 1");
@@ -1065,7 +1064,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("f.txt", "alpha\nbeta\ngamma\n");
         EditResult result = fs.edit("f.txt",
-                List.of(new Edit("alpha", "ALPHA"), new Edit("ALPHA\nbeta", "ALPHA\nBETA")), false);
+                List.of(new Edit("alpha", "ALPHA"), new Edit("ALPHA\nbeta", "ALPHA\nBETA")));
         assertThat(fs.readText("f.txt")).as("the second edit sees the first's result")
                 .isEqualTo("ALPHA\nBETA\ngamma\n");
         assertThat(result.edits()).isEqualTo(2);
@@ -1077,10 +1076,10 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("f.txt", "alpha\nbeta\nbeta\n");
         expectError(ErrorKind.NO_MATCH,
-                () -> fs.edit("f.txt", List.of(new Edit("alpha", "ALPHA"), new Edit("delta", "DELTA")), false));
+                () -> fs.edit("f.txt", List.of(new Edit("alpha", "ALPHA"), new Edit("delta", "DELTA"))));
         assertThat(fs.readText("f.txt")).isEqualTo("alpha\nbeta\nbeta\n");
         SandboxException e = expectError(ErrorKind.AMBIGUOUS_MATCH,
-                () -> fs.edit("f.txt", List.of(new Edit("alpha", "ALPHA"), new Edit("beta", "BETA")), false));
+                () -> fs.edit("f.txt", List.of(new Edit("alpha", "ALPHA"), new Edit("beta", "BETA"))));
         assertThat(e.getMessage()).startsWith("edit 2 of 2: 2 matches in f.txt for the text to replace: ")
                 .endsWith("(no edit was applied)");
         assertThat(fs.readText("f.txt")).as("all or none").isEqualTo("alpha\nbeta\nbeta\n");
@@ -1091,7 +1090,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         FileSystem fs = sandbox.files();
         fs.write("f.txt", "alpha\nbeta\ngamma\n");
         Map<String, String> before = snapshot(fs);
-        EditResult result = fs.edit("f.txt", List.of(new Edit("beta", "BETA")), true);
+        EditResult result = fs.previewEdit("f.txt", List.of(new Edit("beta", "BETA")));
         assertThat(result.applied()).isFalse();
         assertThat(result.edits()).isEqualTo(1);
         assertThat(result.diff()).contains("-beta").contains("+BETA");
@@ -1107,7 +1106,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         }
         fs.write("src/f.txt", text.toString());
         EditResult result = fs.edit("src/f.txt",
-                List.of(new Edit("line 5\n", "line five\n"), new Edit("line 25\n", "")), false);
+                List.of(new Edit("line 5\n", "line five\n"), new Edit("line 25\n", "")));
         List<String> lines = Arrays.asList(result.diff().split("\n", -1));
         assertThat(lines.get(0)).isEqualTo("--- a/src/f.txt");
         assertThat(lines.get(1)).isEqualTo("+++ b/src/f.txt");
@@ -1159,16 +1158,16 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         calls.put("readText lines [1, -2]", () -> fs.readText("keep.txt", 1, -2));
         calls.put("readBytes offset -1", () -> fs.readBytes("keep.txt", -1, 5));
         calls.put("readBytes length -1", () -> fs.readBytes("keep.txt", 0, -1));
-        calls.put("list depth 0", () -> fs.list("d", 0, false));
-        calls.put("list depth -1", () -> fs.list("d", -1, true));
+        calls.put("list depth 0", () -> fs.listVisible("d", 0));
+        calls.put("list depth -1", () -> fs.list("d", -1));
         calls.put("find empty glob", () -> fs.find("", "", List.of()));
-        calls.put("find empty exclude", () -> fs.find("", "*.txt", List.of("")));
+        calls.put("find empty exclude", () -> fs.find("*.txt", "", List.of("")));
         calls.put("grep invalid regex", () -> fs.grep("(unclosed", ""));
         calls.put("grep invalid regex [", () -> fs.grep("[a-", "keep.txt"));
         calls.put("grep empty include", () -> fs.grep("one", "", GrepOptions.defaults().withIncludes("")));
         calls.put("replace empty text", () -> fs.replace("keep.txt", "", "x"));
-        calls.put("edit no edits", () -> fs.edit("keep.txt", List.of(), false));
-        calls.put("edit no edits, dry run", () -> fs.edit("keep.txt", List.of(), true));
+        calls.put("edit no edits", () -> fs.edit("keep.txt", List.of()));
+        calls.put("edit no edits, dry run", () -> fs.previewEdit("keep.txt", List.of()));
         SoftAssertions softly = new SoftAssertions();
         for (Map.Entry<String, ThrowingCallable> call : calls.entrySet()) {
             Throwable t = catchThrowable(call.getValue());
@@ -1208,7 +1207,7 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         }
         assertThat(fs.list("names").stream().map(FileInfo::name).collect(Collectors.toList()))
                 .containsExactlyInAnyOrderElementsOf(names);
-        assertThat(fs.find("", "café.txt", List.of())).containsExactly("names/café.txt");
+        assertThat(fs.find("café.txt", "", List.of())).containsExactly("names/café.txt");
     }
 
     @Test
@@ -1276,18 +1275,18 @@ public interface FileSystemContract extends FileSystemSecurityContract {
         calls.put("stat", () -> fs.stat(path));
         calls.put("exists", () -> fs.exists(path));
         calls.put("list", () -> fs.list(path));
-        calls.put("list(depth)", () -> fs.list(path, 2, true));
-        calls.put("find", () -> fs.find(path, "*", List.of()));
+        calls.put("list(depth)", () -> fs.list(path, 2));
+        calls.put("find", () -> fs.find("*", path, List.of()));
         calls.put("grep", () -> fs.grep("x", path));
         calls.put("grep(options)", () -> fs.grep("x", path, GrepOptions.defaults()));
         calls.put("mkdirs", () -> fs.mkdirs(path));
         calls.put("move(from)", () -> fs.move(path, "moved-here"));
-        calls.put("move(to)", () -> fs.move("keep.txt", path, true));
+        calls.put("move(to)", () -> fs.moveReplacing("keep.txt", path));
         calls.put("copy(from)", () -> fs.copy(path, "copied-here"));
-        calls.put("copy(to)", () -> fs.copy("keep.txt", path, true));
-        calls.put("delete", () -> fs.delete(path, true));
+        calls.put("copy(to)", () -> fs.copyReplacing("keep.txt", path));
+        calls.put("delete", () -> fs.deleteRecursively(path));
         calls.put("replace", () -> fs.replace(path, "x", "y"));
-        calls.put("edit", () -> fs.edit(path, List.of(new Edit("x", "y")), false));
+        calls.put("edit", () -> fs.edit(path, List.of(new Edit("x", "y"))));
         return calls;
     }
 

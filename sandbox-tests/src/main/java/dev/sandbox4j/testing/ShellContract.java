@@ -15,9 +15,7 @@ import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
-import dev.sandbox4j.StreamType;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
@@ -139,7 +137,7 @@ public interface ShellContract extends ConformanceSupport {
         SandboxException e = expectError(ErrorKind.NOT_FOUND,
                 () -> sandbox.shell().run(ExecRequest.shell("touch ran").withCwd("no/such/dir")));
         assertThat(e.getMessage()).contains("no/such/dir");
-        assertThat(sandbox.files().list("", 10, true)).as("the command did not run").isEmpty();
+        assertThat(sandbox.files().list("", 10)).as("the command did not run").isEmpty();
     }
 
     @Test
@@ -294,7 +292,7 @@ public interface ShellContract extends ConformanceSupport {
                 "printf HEAD; head -c " + (total - 8) + " /dev/zero | tr '\\0' x; printf TAIL; echo small >&2")
                 .withOutputLimit(100));
         long omitted = total - 200;
-        String expected = "HEAD" + "x".repeat(96) + OutputBuffer.marker(omitted) + "x".repeat(96) + "TAIL";
+        String expected = "HEAD" + "x".repeat(96) + new Truncation(total, omitted).marker() + "x".repeat(96) + "TAIL";
         assertThat(r.stdout()).isEqualTo(expected);
         assertThat(r.stdoutTruncation()).isEqualTo(new Truncation(total, omitted));
         assertThat(r.stdoutTruncation().truncated()).isTrue();
@@ -380,7 +378,7 @@ public interface ShellContract extends ConformanceSupport {
     default void start_listener_seesOutputInOrder(Sandbox sandbox) {
         StringBuffer out = new StringBuffer();
         StringBuffer err = new StringBuffer();
-        OutputListener listener = (stream, text) -> (stream == StreamType.STDOUT ? out : err).append(text);
+        OutputListener listener = OutputListener.of(out::append, err::append);
         try (ExecHandle h = sandbox.shell().start(
                 ExecRequest.shell("for i in 1 2 3 4 5; do echo $i; echo e$i >&2; done; exit 4"), listener)) {
             Optional<ExecResult> result = h.await(Duration.ofSeconds(10));
@@ -399,7 +397,7 @@ public interface ShellContract extends ConformanceSupport {
     @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
     default void start_writeStdin_reachesCommandAsItRuns(Sandbox sandbox) throws InterruptedException {
         StringBuffer out = new StringBuffer();
-        try (ExecHandle h = sandbox.shell().start(ExecRequest.argv("cat"), (s, t) -> out.append(t))) {
+        try (ExecHandle h = sandbox.shell().start(ExecRequest.argv("cat"), OutputListener.of(out::append, out::append))) {
             h.writeStdin("ping\n");
             assertThat(Checks.await(() -> out.toString().contains("ping"), Duration.ofSeconds(10)))
                     .as("output streams while the command runs").isTrue();
@@ -455,9 +453,11 @@ public interface ShellContract extends ConformanceSupport {
     @Test
     @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
     default void start_listenerThrows_commandStillCompletes(Sandbox sandbox) {
-        OutputListener failing = (stream, text) -> {
+        OutputListener failing = OutputListener.of(text -> {
             throw new IllegalStateException("listener bug (on purpose)");
-        };
+        }, text -> {
+            throw new IllegalStateException("listener bug (on purpose)");
+        });
         try (ExecHandle h = sandbox.shell().start(ExecRequest.shell("echo a; echo b; echo done > done.txt"),
                 failing)) {
             Optional<ExecResult> r = h.await(Duration.ofSeconds(10));
@@ -510,7 +510,7 @@ public interface ShellContract extends ConformanceSupport {
                 () -> sandbox.shell().start(ExecRequest.shell("echo x > started.txt")));
         assertThat(e.getMessage()).isNotBlank();
         expectError(ErrorKind.UNSUPPORTED,
-                () -> sandbox.shell().start(ExecRequest.argv("cat"), (s, t) -> { }));
+                () -> sandbox.shell().start(ExecRequest.argv("cat"), OutputListener.NONE));
         assertThat(Checks.snapshot(sandbox.files())).as("nothing ran").isEqualTo(before);
         assertThat(sandbox.shell().run("echo still works").exitCode()).isZero();
     }

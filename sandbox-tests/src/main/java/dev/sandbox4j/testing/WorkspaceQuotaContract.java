@@ -65,7 +65,7 @@ public interface WorkspaceQuotaContract extends ConformanceSupport {
             assertThat(full.kind()).as(full.getMessage()).isEqualTo(ErrorKind.NO_SPACE_LEFT);
             assertThat(full.kind().retryable()).isFalse();
             assertThat(written).as("whole MiB files that fit in 8 MiB").isBetween(4, 8);
-            assertThat(s.files().list("fill", 1, true)).as("the failed write left no file").hasSize(written);
+            assertThat(s.files().list("fill", 1)).as("the failed write left no file").hasSize(written);
 
             byte[] big = new byte[4 * MIB];
             assertThat(kindOf(() -> s.files().write("keep.txt", big))).isEqualTo(ErrorKind.NO_SPACE_LEFT);
@@ -73,7 +73,7 @@ public interface WorkspaceQuotaContract extends ConformanceSupport {
             assertThat(s.files().readText("keep.txt")).as("a failed rewrite or append keeps the old content")
                     .isEqualTo("old content\n");
 
-            s.files().delete("fill", true);
+            s.files().deleteRecursively("fill");
             s.files().write("after.bin", new byte[4 * MIB]);
             assertThat(s.files().stat("after.bin").size()).isEqualTo(4L * MIB);
         }
@@ -100,8 +100,8 @@ public interface WorkspaceQuotaContract extends ConformanceSupport {
                     .isBetween(QUOTA_INODES - 4, QUOTA_INODES);
             assertThat(kindOf(() -> s.files().mkdirs("newdir"))).isEqualTo(ErrorKind.NO_SPACE_LEFT);
 
-            s.files().delete("e0", false);
-            s.files().delete("e1", false);
+            s.files().delete("e0");
+            s.files().delete("e1");
             s.files().mkdirs("newdir");
             s.files().write("newdir/x", "y");
             assertThat(s.files().readText("newdir/x")).isEqualTo("y");

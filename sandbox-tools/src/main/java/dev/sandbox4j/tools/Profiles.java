@@ -10,7 +10,6 @@ import static dev.sandbox4j.tools.ToolParam.Type.STRING_MAP;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.FileInfo;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
@@ -350,11 +349,7 @@ final class Profiles {
                 for (FileInfo e : t.fs().list(path)) {
                     Map<String, Object> one = new LinkedHashMap<>();
                     one.put("name", e.name());
-                    one.put("entry_type", switch (e.type()) {
-                        case FILE -> "file";
-                        case DIRECTORY -> "directory";
-                        default -> "other";
-                    });
+                    one.put("entry_type", e.isFile() ? "file" : e.isDirectory() ? "directory" : "other");
                     one.put("size", e.size());
                     entries.add(one);
                 }
@@ -571,7 +566,7 @@ final class Profiles {
     private static ToolResult aioFind(SandboxTools t, Args a, ToolProgress p) {
         String path = a.string("path");
         String glob = a.text("glob");
-        List<String> found = t.fs().find(path, glob, List.of());
+        List<String> found = t.fs().find(glob, path, List.of());
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("path", t.fs().stat(path).path());
         f.put("files", found.size() > 1000 ? found.subList(0, 1000) : found);
@@ -646,7 +641,7 @@ final class Profiles {
         String base = t.fs().stat(path).path();
         boolean needStat = filesOnly || metadata || sortBy.equals("size") || sortBy.equals("modified");
         List<FileInfo> hits = new ArrayList<>();
-        for (String found : t.fs().find(path, pattern, exclude)) {
+        for (String found : t.fs().find(pattern, path, exclude)) {
             if (!includeHidden && hidden(relativeTo(base, found))) {
                 continue;
             }
@@ -661,9 +656,9 @@ final class Profiles {
                     throw e;
                 }
             } else {
-                info = new FileInfo(found, FileType.OTHER, -1, -1, java.time.Instant.EPOCH, null);
+                info = FileInfo.other(found, -1, -1, java.time.Instant.EPOCH);
             }
-            if (filesOnly && info.type() != FileType.FILE) {
+            if (filesOnly && !info.isFile()) {
                 continue;
             }
             hits.add(info);
@@ -704,13 +699,14 @@ final class Profiles {
             throw new SandboxException(ErrorKind.NOT_A_DIRECTORY, path + " is not a directory");
         }
         // 256 levels is the deepest walk FileSystem.list does
-        List<FileInfo> entries = t.fs().list(path, recursive ? 256 : 1, hidden);
+        int depth = recursive ? 256 : 1;
+        List<FileInfo> entries = hidden ? t.fs().list(path, depth) : t.fs().listVisible(path, depth);
         List<Object> files = new ArrayList<>();
         for (FileInfo e : entries.subList(0, Math.min(MAX_LISTED, entries.size()))) {
             Map<String, Object> one = new LinkedHashMap<>();
             one.put("name", e.name());
             one.put("path", e.path());
-            one.put("type", e.type().name().toLowerCase(Locale.ROOT));
+            one.put("type", Shaping.fileType(e));
             if (sizes) {
                 one.put("size", e.size());
             }

@@ -11,14 +11,13 @@ import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.StreamType;
+import dev.sandbox4j.OutputListener;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -304,10 +303,13 @@ public final class SandboxTools {
         Shaping.StreamCount out = new Shaping.StreamCount();
         Shaping.StreamCount err = new Shaping.StreamCount();
         Recent recent = new Recent();
-        ExecHandle handle = sandbox.shell().start(request, (stream, text) -> {
-            (stream == StreamType.STDERR ? err : out).add(text);
-            recent.add(stream, text);
-        });
+        ExecHandle handle = sandbox.shell().start(request, OutputListener.of(text -> {
+            out.add(text);
+            recent.add(false, text);
+        }, text -> {
+            err.add(text);
+            recent.add(true, text);
+        }));
         long start = System.nanoTime();
         // a backstop only: the request's own timeout ends the command well before this
         long deadline = start + timeout.duration().plusSeconds(30).toNanos();
@@ -377,8 +379,8 @@ public final class SandboxTools {
         private final StringBuilder out = new StringBuilder();
         private final StringBuilder err = new StringBuilder();
 
-        synchronized void add(StreamType stream, String text) {
-            StringBuilder b = stream == StreamType.STDERR ? err : out;
+        synchronized void add(boolean stderr, String text) {
+            StringBuilder b = stderr ? err : out;
             b.append(text);
             if (b.length() > 2 * PROGRESS_OUTPUT) {
                 b.delete(0, b.length() - PROGRESS_OUTPUT);
@@ -500,15 +502,15 @@ public final class SandboxTools {
             if (range != null) {
                 throw new Args.ArgException("view_range applies to files, and " + path + " is a directory");
             }
-            List<FileInfo> entries = fs().list(path, 2, false);
+            List<FileInfo> entries = fs().listVisible(path, 2);
             f.put("type", "directory");
             f.put("content", Views.tree(info.path(), entries));
             f.put("entries", entries.size());
             return ToolResult.ok(f);
         }
-        if (info.type() != FileType.FILE) {
-            throw new SandboxException(ErrorKind.PERMISSION_DENIED, path + " is a " + info.type().name()
-                    .toLowerCase(Locale.ROOT) + (info.linkTarget() != null ? " to " + info.linkTarget() : "")
+        if (!info.isFile()) {
+            throw new SandboxException(ErrorKind.PERMISSION_DENIED, path + " is a " + Shaping.fileType(info)
+                    + (info.linkTarget() != null ? " to " + info.linkTarget() : "")
                     + "; view it through its target");
         }
         int from = 1;
@@ -733,7 +735,7 @@ public final class SandboxTools {
         List<Edit> edits = a.edits("edits");
         boolean dryRun = a.optBool("dryRun", false);
         try {
-            return edited(fs().edit(path, edits, dryRun));
+            return edited(dryRun ? fs().previewEdit(path, edits) : fs().edit(path, edits));
         } catch (SandboxException e) {
             return nearMiss(e, path, text -> {
                 int failing = NearMiss.failingEdit(text, edits);
@@ -794,12 +796,7 @@ public final class SandboxTools {
         List<FileInfo> entries = fs().list(path);
         StringBuilder sb = new StringBuilder();
         for (FileInfo e : entries) {
-            String tag = switch (e.type()) {
-                case DIRECTORY -> "[DIR] ";
-                case FILE -> "[FILE] ";
-                case SYMLINK -> "[LINK] ";
-                default -> "[OTHER] ";
-            };
+            String tag = e.isDirectory() ? "[DIR] " : e.isFile() ? "[FILE] " : e.isSymlink() ? "[LINK] " : "[OTHER] ";
             sb.append(tag).append(e.name());
             if (e.linkTarget() != null) {
                 sb.append(" -> ").append(e.linkTarget());
@@ -817,7 +814,7 @@ public final class SandboxTools {
         FileInfo info = fs().stat(a.string("path"));
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("path", info.path());
-        f.put("type", info.type().name().toLowerCase(Locale.ROOT));
+        f.put("type", Shaping.fileType(info));
         f.put("size", info.size());
         if (info.mode() >= 0) {
             f.put("permissions", String.format("%04o", info.mode()));
@@ -832,7 +829,7 @@ public final class SandboxTools {
     private ToolResult moveFile(Args a) {
         String source = a.string("source");
         String destination = a.string("destination");
-        fs().move(source, destination, false);
+        fs().move(source, destination);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("source", source);
         f.put("destination", fs().stat(destination).path());
@@ -847,7 +844,7 @@ public final class SandboxTools {
         String path = a.string("path");
         String pattern = a.text("pattern");
         List<String> excludes = a.strings("excludePatterns", false);
-        List<String> found = fs().find(path, pattern, excludes);
+        List<String> found = fs().find(pattern, path, excludes);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("matches", found.size() > MAX_FOUND ? found.subList(0, MAX_FOUND) : found);
         f.put("count", found.size());

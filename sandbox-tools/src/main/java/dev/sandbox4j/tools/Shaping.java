@@ -2,8 +2,8 @@ package dev.sandbox4j.tools;
 
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.Truncation;
-import dev.sandbox4j.spi.OutputBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +11,11 @@ import java.util.Map;
 
 /** Output shaping and the meaning of exit codes. */
 final class Shaping {
+    /** The wire name of a file's type: {@code file}, {@code directory}, {@code symlink} or {@code other}. */
+    static String fileType(FileInfo info) {
+        return info.isFile() ? "file" : info.isDirectory() ? "directory" : info.isSymlink() ? "symlink" : "other";
+    }
+
     private Shaping() {
     }
 
@@ -81,7 +86,7 @@ final class Shaping {
         String tail;
         long omitted;
         long lines;
-        String backendMarker = t.truncated() ? OutputBuffer.marker(t.omittedChars()) : null;
+        String backendMarker = t.truncated() ? t.marker() : null;
         int at = backendMarker == null ? -1 : markerIndex(text, backendMarker, limit);
         if (at >= 0) {
             head = text.substring(0, at);

@@ -56,7 +56,8 @@ class ErrorTableTest {
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             for (ErrorKind kind : ErrorKind.values()) {
                 sandbox.onCommand("fail " + kind.code(), req -> {
-                    throw new SandboxException(kind, "failed with " + kind.code(), null, !kind.retryable());
+                    throw kind.retryable() ? SandboxException.permanent(kind, "failed with " + kind.code(), null)
+                            : SandboxException.temporary(kind, "failed with " + kind.code(), null);
                 });
             }
             SandboxTools tools = new SandboxTools(sandbox);

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Language;
-import dev.sandbox4j.Truncation;
 import dev.sandbox4j.memory.MemorySandbox;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
@@ -154,8 +153,8 @@ class SandboxToolsTest {
 
     @Test
     void timeoutsDefaultClampAndBadValues() {
-        sandbox.onCommand("sleep 999", req -> new ExecResult(ExecStatus.TIMEOUT, 137, "partial", "",
-                req.timeout(), Truncation.none(7), Truncation.none(0), "timed out"));
+        sandbox.onCommand("sleep 999", req -> ExecResult.of(ExecStatus.TIMEOUT, 137, "partial", "")
+                .withDuration(req.timeout()).withDetail("timed out"));
         ToolResult r = call("bash", "command", "sleep 999", "timeout", 5000);
         assertThat(r.get("status")).isEqualTo("timeout");
         assertThat((String) r.get("summary")).contains("timed out", "lowered to the maximum of 600 s");

@@ -23,6 +23,9 @@ class AgentToolTest {
         ClassLoader cl = AgentToolTest.class.getClassLoader();
         assertEquals(1, Collections.list(cl.getResources("com/google/common/base/Strings.class")).size());
         assertThrows(ClassNotFoundException.class, () -> Class.forName("com.google.common.jimfs.Jimfs"));
+        // no sandbox-core: its helpers are shaded into sandbox-memory, its native agent binaries stay out
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("dev.sandbox4j.core.NioWorkspace"));
+        assertEquals(0, Collections.list(cl.getResources("dev/sandbox4j/core/native")).size());
         // and no test library of sandbox4j's: AssertJ is not here
         assertThrows(ClassNotFoundException.class, () -> Class.forName("org.assertj.core.api.Assertions"));
     }

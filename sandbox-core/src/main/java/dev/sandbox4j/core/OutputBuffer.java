@@ -1,4 +1,4 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import dev.sandbox4j.Truncation;
 import java.io.IOException;
@@ -51,7 +51,7 @@ public final class OutputBuffer {
 
     /** The marker put between head and tail when the middle is cut. */
     public static String marker(long omittedChars) {
-        return "\n[... " + omittedChars + " characters truncated ...]\n";
+        return new Truncation(omittedChars, omittedChars).marker(); // the format is the API's
     }
 
     public synchronized void write(byte[] bytes, int offset, int length) {

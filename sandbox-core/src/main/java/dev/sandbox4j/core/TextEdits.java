@@ -1,4 +1,4 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
@@ -101,7 +101,7 @@ public final class TextEdits {
         String before = decodeUtf8(rel, file.read(rel));
         String after = replaceUnique(rel, before, oldText, newText);
         file.write(rel, after);
-        return new EditResult(rel, unifiedDiff(rel, before, after), 1, true);
+        return EditResult.written(rel, unifiedDiff(rel, before, after), 1);
     }
 
     /** {@link dev.sandbox4j.FileSystem#edit} for every backend: all edits or none; a dry run writes nothing. */
@@ -112,7 +112,8 @@ public final class TextEdits {
         if (!dryRun) {
             file.write(rel, after);
         }
-        return new EditResult(rel, unifiedDiff(rel, before, after), edits.size(), !dryRun);
+        String diff = unifiedDiff(rel, before, after);
+        return dryRun ? EditResult.preview(rel, diff, edits.size()) : EditResult.written(rel, diff, edits.size());
     }
 
     /** {@code text} with every edit applied in order, each to the result of the ones before; all or nothing. */

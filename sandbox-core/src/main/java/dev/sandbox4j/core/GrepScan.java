@@ -1,4 +1,4 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.GrepMatch;

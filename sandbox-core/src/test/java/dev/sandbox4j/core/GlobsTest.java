@@ -1,4 +1,4 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

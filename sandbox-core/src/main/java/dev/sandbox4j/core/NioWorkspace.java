@@ -1,11 +1,10 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
-import dev.sandbox4j.FileType;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
@@ -447,8 +446,7 @@ public final class NioWorkspace implements FileSystem {
                     BasicFileAttributes a = dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes();
                     PosixFileAttributeView pv = dir.getFileAttributeView(PosixFileAttributeView.class);
                     int mode = pv == null ? -1 : mode(pv.readAttributes().permissions());
-                    return new FileInfo("", FileType.DIRECTORY, a.size(), mode,
-                            a.lastModifiedTime().toInstant(), null);
+                    return FileInfo.directory("", a.size(), mode, a.lastModifiedTime().toInstant());
                 }
             }
             try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
@@ -478,7 +476,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    public List<FileInfo> list(String path, int depth) {
+        return list(path, depth, true);
+    }
+
+    @Override
+    public List<FileInfo> listVisible(String path, int depth) {
+        return list(path, depth, false);
+    }
+
+    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
         guard();
         Arguments.depth(depth);
         String rel = WorkspacePaths.normalize(path);
@@ -503,7 +510,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<String> find(String path, String glob, List<String> excludes) {
+    public List<String> find(String glob, String path, List<String> excludes) {
         guard();
         String rel = WorkspacePaths.normalize(path);
         Predicate<String> match = Globs.compile(glob);
@@ -601,11 +608,11 @@ public final class NioWorkspace implements FileSystem {
     /** Searches one file the walk (or stat) found, or reports why not; never follows or opens anything else. */
     private void grepFile(GrepScan scan, FileInfo file, ParentDir parents) {
         String rel = file.path();
-        if (file.type() == FileType.SYMLINK) {
+        if (file.isSymlink()) {
             scan.skip(rel, GrepResult.Reason.LINK, "not followed");
             return;
         }
-        if (file.type() != FileType.FILE) {
+        if (!file.isFile()) {
             scan.skip(rel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
             return;
         }
@@ -757,7 +764,16 @@ public final class NioWorkspace implements FileSystem {
     // ---------------------------------------------------------------- changing the tree
 
     @Override
-    public void move(String from, String to, boolean overwrite) {
+    public void move(String from, String to) {
+        move(from, to, false);
+    }
+
+    @Override
+    public void moveReplacing(String from, String to) {
+        move(from, to, true);
+    }
+
+    private void move(String from, String to, boolean overwrite) {
         guard();
         entries.set(-1); // an overwrite removes an entry (or a tree): recounted when a quota check needs it
         String src = WorkspacePaths.requireNonRoot(from);
@@ -773,7 +789,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void copy(String from, String to, boolean overwrite) {
+    public void copy(String from, String to) {
+        copy(from, to, false);
+    }
+
+    @Override
+    public void copyReplacing(String from, String to) {
+        copy(from, to, true);
+    }
+
+    private void copy(String from, String to, boolean overwrite) {
         guard();
         String src = WorkspacePaths.requireNonRoot(from);
         String dst = WorkspacePaths.requireNonRoot(to);
@@ -913,7 +938,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void delete(String path, boolean recursive) {
+    public void delete(String path) {
+        delete(path, false);
+    }
+
+    @Override
+    public void deleteRecursively(String path) {
+        delete(path, true);
+    }
+
+    private void delete(String path, boolean recursive) {
         guard();
         entries.set(-1); // recounted when a quota check needs it
         String rel = WorkspacePaths.requireNonRoot(path);
@@ -1073,7 +1107,16 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    public EditResult edit(String path, List<Edit> edits) {
+        return edit(path, edits, false);
+    }
+
+    @Override
+    public EditResult previewEdit(String path, List<Edit> edits) {
+        return edit(path, edits, true);
+    }
+
+    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(textFile, WorkspacePaths.requireNonRoot(path), edits, dryRun);
     }
 
@@ -1325,19 +1368,20 @@ public final class NioWorkspace implements FileSystem {
     }
 
     private FileInfo info(String rel, BasicFileAttributes attrs) {
-        FileType type = attrs.isSymbolicLink() ? FileType.SYMLINK : attrs.isDirectory() ? FileType.DIRECTORY
-                : attrs.isRegularFile() ? FileType.FILE : FileType.OTHER;
         int mode = attrs instanceof PosixFileAttributes ? mode(((PosixFileAttributes) attrs).permissions()) : -1;
         Instant modified = attrs.lastModifiedTime().toInstant();
-        String target = null;
-        if (type == FileType.SYMLINK) {
+        if (attrs.isSymbolicLink()) {
+            String target;
             try {
                 target = readLink(rel).toString();
             } catch (IOException | RuntimeException e) {
                 target = "";
             }
+            return FileInfo.symlink(rel, target, attrs.size(), mode, modified);
         }
-        return new FileInfo(rel, type, attrs.size(), mode, modified, target);
+        return attrs.isDirectory() ? FileInfo.directory(rel, attrs.size(), mode, modified)
+                : attrs.isRegularFile() ? FileInfo.file(rel, attrs.size(), mode, modified)
+                : FileInfo.other(rel, attrs.size(), mode, modified);
     }
 
     /** The stored target of a link; reads only the link itself (SecureDirectoryStream has no readlinkat). */

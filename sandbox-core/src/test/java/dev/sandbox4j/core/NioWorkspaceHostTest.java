@@ -1,11 +1,11 @@
-package dev.sandbox4j.spi;
+package dev.sandbox4j.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.sandbox4j.ErrorKind;
-import dev.sandbox4j.FileType;
+import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -58,7 +58,7 @@ class NioWorkspaceHostTest {
         assertKind(() -> fs.readTo("leak.txt", new ByteArrayOutputStream()), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.append("leak.txt", "x"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.replace("leak.txt", "host", "pwned"), ErrorKind.PERMISSION_DENIED);
-        assertThat(fs.stat("leak.txt").type()).isEqualTo(FileType.SYMLINK);
+        assertThat(fs.stat("leak.txt")).matches(FileInfo::isSymlink, "isSymlink");
         assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
     }
 
@@ -71,7 +71,7 @@ class NioWorkspaceHostTest {
         assertKind(() -> fs.list("out"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.mkdirs("out/sub"), ErrorKind.PERMISSION_DENIED);
         assertKind(() -> fs.delete("out/secret.txt"), ErrorKind.PERMISSION_DENIED);
-        assertThat(fs.find("", "*.txt", List.of())).isEmpty();
+        assertThat(fs.find("*.txt", "", List.of())).isEmpty();
         assertThat(fs.grep("secret", "").matches()).isEmpty();
         assertThat(fs.grep("secret", "").skipped()).as("the link is reported, not followed")
                 .containsExactly(new dev.sandbox4j.GrepResult.Skipped("out", dev.sandbox4j.GrepResult.Reason.LINK,
@@ -98,7 +98,7 @@ class NioWorkspaceHostTest {
         Files.createDirectories(workspace.resolve("tree/sub"));
         Files.createSymbolicLink(workspace.resolve("tree/sub/out"), outside);
 
-        fs.delete("tree", true);
+        fs.deleteRecursively("tree");
 
         assertThat(Files.exists(workspace.resolve("tree"))).isFalse();
         assertThat(Files.readString(outside.resolve("secret.txt"))).isEqualTo("host secret");
@@ -112,7 +112,7 @@ class NioWorkspaceHostTest {
         assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
             assertKind(() -> fs.readText("pipe"), ErrorKind.PERMISSION_DENIED);
             assertKind(() -> fs.append("pipe", "x"), ErrorKind.PERMISSION_DENIED);
-            assertThat(fs.stat("pipe").type()).isEqualTo(FileType.OTHER);
+            assertThat(fs.stat("pipe")).matches(FileInfo::isOther, "isOther");
             assertThat(fs.grep("x", "").matches()).isEmpty();
             assertThat(fs.grep("x", "").skipped()).extracting(dev.sandbox4j.GrepResult.Skipped::path,
                     dev.sandbox4j.GrepResult.Skipped::reason).containsExactly(org.assertj.core.groups.Tuple.tuple(
