@@ -195,7 +195,7 @@ final class LocalSandbox implements Sandbox {
                 : WorkspaceQuota.decide(host, granted, spec.bestEffortLimits());
         if (!Seccomp.available()) {
             // fail closed: without the syscall filter the jail would be weaker than documented
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
                     + "aarch64 only, not for '" + System.getProperty("os.arch") + "'; use the docker backend here");
         }
         byte[] reaperBytes;
@@ -206,7 +206,7 @@ final class LocalSandbox implements Sandbox {
             agentBytes = AgentBinary.bytes(AgentBinary.AGENT);
             relayBytes = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
         }
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
@@ -275,7 +275,7 @@ final class LocalSandbox implements Sandbox {
                     cg.pids || nproc ? granted.maxProcesses() : 0, cg.cpu ? granted.cpus() : 0, maxFile,
                     granted.tmpBytes(), granted.workspaceBytes(), granted.workspaceInodes());
             if (!spec.bestEffortLimits() && !inForce.equals(granted.withMaxFileBytes(maxFile))) {
-                throw new SandboxException(ErrorKind.UNSUPPORTED, "the local backend could not set every limit "
+                throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend could not set every limit "
                         + "asked for in " + cg + " (asked " + granted + ", set " + inForce + "); see the host's "
                         + "cgroup delegation, or ask for less (bestEffortLimits)");
             }
@@ -427,7 +427,7 @@ final class LocalSandbox implements Sandbox {
             return sandbox;
         } catch (IOException e) {
             cleanup(cg, ws, ctl);
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             // Errors too (no native thread for the reader, out of memory): nothing of a failed open may stay.
             cleanup(cg, ws, ctl);
@@ -616,9 +616,9 @@ final class LocalSandbox implements Sandbox {
                     Duration.ofSeconds(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
+            throw LocalErrors.error(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
         } catch (IOException e) {
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
         }
         shell.setBaseEnv(AgentEgress.env());
     }
@@ -643,11 +643,11 @@ final class LocalSandbox implements Sandbox {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
-            throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
+            throw LocalErrors.error(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
         } catch (IOException e) {
             String why = e.getMessage() + "; " + jailDiagnostics();
             close();
-            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why);
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why);
         }
     }
 
@@ -798,7 +798,7 @@ final class LocalSandbox implements Sandbox {
         }
         if (closed.get()) {
             String why = deathDetail;
-            throw new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed"
+            throw LocalErrors.error(ErrorKind.CLOSED, "sandbox " + id + " is closed"
                     + (why == null ? "" : ": " + why));
         }
     }

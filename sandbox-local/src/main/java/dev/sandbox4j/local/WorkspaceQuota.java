@@ -75,7 +75,7 @@ final class WorkspaceQuota {
     }
 
     static SandboxException refused(ResourceLimits want, String why) {
-        return new SandboxException(ErrorKind.UNSUPPORTED, "the local backend cannot enforce the workspace quota ("
+        return LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot enforce the workspace quota ("
                 + want.workspaceBytes() + " bytes, " + want.workspaceInodes() + " inodes) here: " + why
                 + ". Ask for no quota explicitly (ResourceLimits.withoutWorkspaceQuota(): the workspace is then "
                 + "bounded only by the host's disk), or SandboxSpec.builder().bestEffortLimits(true) to open with "

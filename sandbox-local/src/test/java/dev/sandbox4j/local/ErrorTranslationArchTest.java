@@ -20,12 +20,11 @@ import org.junit.jupiter.api.Test;
  * Issue 19: one place per backend creates {@link SandboxException}s, so the kinds and messages a backend produces
  * can be reviewed in one file and no class invents its own.
  *
- * <p>Local: {@code LocalErrors}, plus {@code LocalSandbox} and {@code WorkspaceQuota}, listed because another
- * change to those two files is in progress; once it lands they route through {@code LocalErrors} and leave the list.
+ * <p>Local: {@code LocalErrors} only.
  */
 class ErrorTranslationArchTest {
     /** Top-level classes (with their nested and anonymous classes) allowed to create SandboxExceptions. */
-    private static final Set<String> ALLOWED = Set.of("LocalErrors", "LocalSandbox", "WorkspaceQuota");
+    private static final Set<String> ALLOWED = Set.of("LocalErrors");
 
     @Test
     void onlyTheErrorTranslatorConstructsSandboxException() {
@@ -36,8 +35,7 @@ class ErrorTranslationArchTest {
         noClasses().that(DescribedPredicate.not(allowed()))
                 .should().callConstructorWhere(onSandboxException)
                 .orShould().callMethodWhere(onSandboxException.and(target(nameMatching("permanent|temporary"))))
-                .because("LocalErrors is the local backend's one place for errors (LocalSandbox and "
-                        + "WorkspaceQuota are listed until they are routed through it)")
+                .because("LocalErrors is the local backend's one place for errors")
                 .check(classes);
     }
 
