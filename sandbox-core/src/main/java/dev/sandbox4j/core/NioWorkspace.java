@@ -1103,7 +1103,7 @@ public final class NioWorkspace implements FileSystem {
 
     @Override
     public EditResult replace(String path, String oldText, String newText) {
-        return TextEdits.replace(textFile, WorkspacePaths.requireNonRoot(path), oldText, newText);
+        return TextEdits.replace(this, WorkspacePaths.requireNonRoot(path), oldText, newText);
     }
 
     @Override
@@ -1117,20 +1117,8 @@ public final class NioWorkspace implements FileSystem {
     }
 
     private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
-        return TextEdits.edit(textFile, WorkspacePaths.requireNonRoot(path), edits, dryRun);
+        return TextEdits.edit(this, WorkspacePaths.requireNonRoot(path), edits, dryRun);
     }
-
-    private final TextEdits.TextFile textFile = new TextEdits.TextFile() {
-        @Override
-        public byte[] read(String rel) {
-            return readBytes(rel);
-        }
-
-        @Override
-        public void write(String rel, String text) {
-            NioWorkspace.this.write(rel, text);
-        }
-    };
 
     // ---------------------------------------------------------------- walking
 

@@ -3,6 +3,7 @@ package dev.sandbox4j.core;
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.SandboxException;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -83,31 +84,22 @@ public final class TextEdits {
         return text.substring(0, at) + newText + text.substring(at + oldText.length());
     }
 
-    /** The two primitives the shared {@link #replace} and {@link #edit} need from a backend's workspace. */
-    public interface TextFile {
-        /** The file's bytes (workspace-relative, normalized path). */
-        byte[] read(String rel);
-
-        /** Replaces the file's content (keeping the old file when it fails). */
-        void write(String rel, String text);
-    }
-
     /**
      * {@link dev.sandbox4j.FileSystem#replace} for every backend: one exact, unique match or a typed error that says
      * how many, the file untouched then. {@code rel} is the normalized, non-root path.
      */
-    public static EditResult replace(TextFile file, String rel, String oldText, String newText) {
+    public static EditResult replace(FileSystem file, String rel, String oldText, String newText) {
         Arguments.textToReplace(oldText, rel);
-        String before = decodeUtf8(rel, file.read(rel));
+        String before = decodeUtf8(rel, file.readBytes(rel));
         String after = replaceUnique(rel, before, oldText, newText);
         file.write(rel, after);
         return EditResult.written(rel, unifiedDiff(rel, before, after), 1);
     }
 
     /** {@link dev.sandbox4j.FileSystem#edit} for every backend: all edits or none; a dry run writes nothing. */
-    public static EditResult edit(TextFile file, String rel, List<Edit> edits, boolean dryRun) {
+    public static EditResult edit(FileSystem file, String rel, List<Edit> edits, boolean dryRun) {
         Arguments.edits(edits, rel);
-        String before = decodeUtf8(rel, file.read(rel));
+        String before = decodeUtf8(rel, file.readBytes(rel));
         String after = applyAll(rel, before, edits);
         if (!dryRun) {
             file.write(rel, after);

@@ -487,7 +487,7 @@ final class DockerFiles implements FileSystem {
 
     @Override
     public EditResult replace(String path, String oldText, String newText) {
-        return TextEdits.replace(textFile, relNonRoot(path), oldText, newText);
+        return TextEdits.replace(this, relNonRoot(path), oldText, newText);
     }
 
     @Override
@@ -501,20 +501,8 @@ final class DockerFiles implements FileSystem {
     }
 
     private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
-        return TextEdits.edit(textFile, relNonRoot(path), edits, dryRun);
+        return TextEdits.edit(this, relNonRoot(path), edits, dryRun);
     }
-
-    private final TextEdits.TextFile textFile = new TextEdits.TextFile() {
-        @Override
-        public byte[] read(String rel) {
-            return readBytes(rel);
-        }
-
-        @Override
-        public void write(String rel, String text) {
-            DockerFiles.this.write(rel, text);
-        }
-    };
 
     /** The caller's stream, read by the upload without closing it (the caller owns it). */
     private static final class NonClosing extends java.io.FilterInputStream {
