@@ -26,7 +26,7 @@ final class DockerErrors {
 
     /**
      * A failure the backend itself decides (a spec it cannot honour, an engine that does not answer as it must, an
-     * I/O failure of its own spooling). Created here, and nowhere else in this package (ErrorTranslationArchTest), so
+     * I/O failure of its own spooling). Created here, and nowhere else in this package (sandbox-tools' ErrorTranslationArchTest), so
      * every kind and message the Docker backend produces is in this one file.
      */
     static SandboxException error(ErrorKind kind, String message) {

@@ -5,7 +5,7 @@ import dev.sandbox4j.SandboxException;
 
 /**
  * Where the in-memory backend creates its {@link SandboxException}s, so every kind and message it produces is in one
- * file (ErrorTranslationArchTest). File system errors come from the shared no-follow workspace (shaded from
+ * file (sandbox-tools' ErrorTranslationArchTest). File system errors come from the shared no-follow workspace (shaded from
  * sandbox-core); these are the backend's own: closed, unsupported, no handler, jimfs failing.
  */
 final class MemoryErrors {
