@@ -61,7 +61,7 @@ import java.util.regex.Pattern;
  * <p>A FIFO swapped in between the type check and the open cannot block a call: files are opened so that the open
  * cannot block, and refused when the opened descriptor is not seekable (see {@link #openRegularFile}).
  */
-public final class NioWorkspace implements FileSystem {
+public final class NioWorkspace extends WorkspaceBase {
     private static final int MAX_LIST_ENTRIES = 100_000;
     /** Directory levels a list, find, grep or copy walks below its start; deeper fails with TOO_LARGE. */
     static final int MAX_WALK_DEPTH = 256;
@@ -476,16 +476,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public List<FileInfo> list(String path, int depth) {
-        return list(path, depth, true);
-    }
-
-    @Override
-    public List<FileInfo> listVisible(String path, int depth) {
-        return list(path, depth, false);
-    }
-
-    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    protected List<FileInfo> list(String path, int depth, boolean includeHidden) {
         guard();
         Arguments.depth(depth);
         String rel = WorkspacePaths.normalize(path);
@@ -764,16 +755,7 @@ public final class NioWorkspace implements FileSystem {
     // ---------------------------------------------------------------- changing the tree
 
     @Override
-    public void move(String from, String to) {
-        move(from, to, false);
-    }
-
-    @Override
-    public void moveReplacing(String from, String to) {
-        move(from, to, true);
-    }
-
-    private void move(String from, String to, boolean overwrite) {
+    protected void move(String from, String to, boolean overwrite) {
         guard();
         entries.set(-1); // an overwrite removes an entry (or a tree): recounted when a quota check needs it
         String src = WorkspacePaths.requireNonRoot(from);
@@ -789,16 +771,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void copy(String from, String to) {
-        copy(from, to, false);
-    }
-
-    @Override
-    public void copyReplacing(String from, String to) {
-        copy(from, to, true);
-    }
-
-    private void copy(String from, String to, boolean overwrite) {
+    protected void copy(String from, String to, boolean overwrite) {
         guard();
         String src = WorkspacePaths.requireNonRoot(from);
         String dst = WorkspacePaths.requireNonRoot(to);
@@ -938,16 +911,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public void delete(String path) {
-        delete(path, false);
-    }
-
-    @Override
-    public void deleteRecursively(String path) {
-        delete(path, true);
-    }
-
-    private void delete(String path, boolean recursive) {
+    protected void delete(String path, boolean recursive) {
         guard();
         entries.set(-1); // recounted when a quota check needs it
         String rel = WorkspacePaths.requireNonRoot(path);
@@ -1107,16 +1071,7 @@ public final class NioWorkspace implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits) {
-        return edit(path, edits, false);
-    }
-
-    @Override
-    public EditResult previewEdit(String path, List<Edit> edits) {
-        return edit(path, edits, true);
-    }
-
-    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    protected EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(this, WorkspacePaths.requireNonRoot(path), edits, dryRun);
     }
 

@@ -4,7 +4,6 @@ import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
-import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
@@ -13,6 +12,7 @@ import dev.sandbox4j.core.Globs;
 import dev.sandbox4j.core.Arguments;
 import dev.sandbox4j.core.GrepScan;
 import dev.sandbox4j.core.TextEdits;
+import dev.sandbox4j.core.WorkspaceBase;
 import dev.sandbox4j.core.WorkspacePaths;
 import java.util.function.Predicate;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -38,7 +38,7 @@ import java.util.UUID;
  * exec), everything else through small scripts run as the sandbox user that refuse symbolic links on the way. Never
  * touches the host's view of the volume, so a remote engine works.
  */
-final class DockerFiles implements FileSystem {
+final class DockerFiles extends WorkspaceBase {
     /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
     static final int IN_MEMORY_WRITE = 4 << 20;
     private final DockerSandbox sandbox;
@@ -281,16 +281,7 @@ final class DockerFiles implements FileSystem {
     private static final int MAX_WALK_DEPTH = 256;
 
     @Override
-    public List<FileInfo> list(String path, int depth) {
-        return list(path, depth, true);
-    }
-
-    @Override
-    public List<FileInfo> listVisible(String path, int depth) {
-        return list(path, depth, false);
-    }
-
-    private List<FileInfo> list(String path, int depth, boolean includeHidden) {
+    protected List<FileInfo> list(String path, int depth, boolean includeHidden) {
         Arguments.depth(depth);
         String rel = rel(path);
         byte[] out = script("listing " + (rel.isEmpty() ? "." : rel), WorkspaceScripts.LIST, null, rel,
@@ -435,32 +426,14 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void move(String from, String to) {
-        move(from, to, false);
-    }
-
-    @Override
-    public void moveReplacing(String from, String to) {
-        move(from, to, true);
-    }
-
-    private void move(String from, String to, boolean overwrite) {
+    protected void move(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         script("moving " + a + " to " + b, WorkspaceScripts.MOVE, null, a, b, overwrite ? "1" : "0", "0");
     }
 
     @Override
-    public void copy(String from, String to) {
-        copy(from, to, false);
-    }
-
-    @Override
-    public void copyReplacing(String from, String to) {
-        copy(from, to, true);
-    }
-
-    private void copy(String from, String to, boolean overwrite) {
+    protected void copy(String from, String to, boolean overwrite) {
         String a = relNonRoot(from);
         String b = relNonRoot(to);
         if (stat(a).isDirectory()) {
@@ -471,16 +444,7 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public void delete(String path) {
-        delete(path, false);
-    }
-
-    @Override
-    public void deleteRecursively(String path) {
-        delete(path, true);
-    }
-
-    private void delete(String path, boolean recursive) {
+    protected void delete(String path, boolean recursive) {
         String rel = relNonRoot(path);
         script("deleting " + rel, WorkspaceScripts.DELETE, null, rel, recursive ? "1" : "0");
     }
@@ -491,16 +455,7 @@ final class DockerFiles implements FileSystem {
     }
 
     @Override
-    public EditResult edit(String path, List<Edit> edits) {
-        return edit(path, edits, false);
-    }
-
-    @Override
-    public EditResult previewEdit(String path, List<Edit> edits) {
-        return edit(path, edits, true);
-    }
-
-    private EditResult edit(String path, List<Edit> edits, boolean dryRun) {
+    protected EditResult edit(String path, List<Edit> edits, boolean dryRun) {
         return TextEdits.edit(this, relNonRoot(path), edits, dryRun);
     }
 
