@@ -88,8 +88,10 @@ class WorkspaceQuotaTest {
 
     /**
      * A command tries to write 512 MiB and 5,000 files into a 32 MiB, 1,000-inode workspace: it gets ENOSPC, and the
-     * host file system under the workspace directory loses at most 1 MiB and 16 inodes (the margin: the control files
-     * and directories were made before the first measurement; other builds on this machine add noise).
+     * host file system under the workspace directory loses at most 16 MiB and 256 inodes. The margin is for the rest
+     * of the machine, which shares that file system (a CI run's Maven, other builds: 40 inodes were seen once); it is
+     * far under what a missing quota would lose (the command asks for 512 MiB and 5,000 files, the quota allows 32 MiB
+     * and 1,000), and the measurement starts after the sandbox's own control files were made.
      */
     @Test
     void hostDiskDoesNotMoveWhileCommandsFillTheWorkspace() throws Exception {
@@ -116,8 +118,8 @@ class WorkspaceQuotaTest {
             long[] after = free(hostTmp);
             System.out.printf("[quota] host fs of %s: available %d -> %d bytes, free inodes %d -> %d%n", hostTmp,
                     before[0], after[0], before[1], after[1]);
-            assertThat(before[0] - after[0]).as("host bytes used while the workspace filled").isLessThan(MIB);
-            assertThat(before[1] - after[1]).as("host inodes used while the workspace filled").isLessThan(16);
+            assertThat(before[0] - after[0]).as("host bytes used while the workspace filled").isLessThan(16 * MIB);
+            assertThat(before[1] - after[1]).as("host inodes used while the workspace filled").isLessThan(256);
             // the host's view of the workspace sees the same full file system
             assertThat(Files.size(hostWorkspace.resolve("big"))).isLessThanOrEqualTo(quota);
             assertThat(catchKind(() -> s.files().write("x", "y"))).isEqualTo(ErrorKind.NO_SPACE_LEFT);
