@@ -47,7 +47,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -73,6 +72,8 @@ final class DockerSandbox implements Sandbox {
     final String id;
     final Engine engine;
     final SandboxSpec spec;
+    /** The spec's limits as they hold on this engine: those it cannot apply are 0 (only with best effort). */
+    private ResourceLimits granted;
     final String user;
     final int uid;
     final int gid;
@@ -128,12 +129,42 @@ final class DockerSandbox implements Sandbox {
         }
     }
 
+    /**
+     * What of {@code want} holds on this engine: the spec's limits where the engine can apply them, 0 where not. A
+     * limit asked for that the engine cannot apply (rootless Podman or Docker on cgroup v1; a rootless engine on
+     * cgroup v2 without the controller delegated) fails the open with UNSUPPORTED naming it, unless the spec accepts
+     * best effort; an engine would otherwise drop it silently (Podman 4.3 only logs a warning).
+     */
+    static ResourceLimits grant(ResourceLimits want, boolean bestEffort, Engine.Traits t, String host) {
+        List<String> refused = new ArrayList<>();
+        if (want.memoryBytes() > 0 && !t.memory()) {
+            refused.add("memory (" + want.memoryBytes() + " bytes)");
+        }
+        if (want.maxProcesses() > 0 && !t.pids()) {
+            refused.add("processes (" + want.maxProcesses() + ")");
+        }
+        if (want.cpus() > 0 && !t.cpu()) {
+            refused.add("CPU (" + want.cpus() + " cores)");
+        }
+        if (!refused.isEmpty() && !bestEffort) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + host + " (" + t.describe()
+                    + ") cannot apply the " + String.join(", ", refused) + " limit" + (refused.size() > 1 ? "s" : "")
+                    + ": " + t.why() + ". Ask for less: set those limits to 0 in ResourceLimits, or "
+                    + "SandboxSpec.builder().bestEffortLimits(true) to open with what holds (info().limits() reports "
+                    + "it); or use a rootful engine, or cgroup v2 with the controllers delegated");
+        }
+        return new ResourceLimits(t.memory() ? want.memoryBytes() : 0, t.pids() ? want.maxProcesses() : 0,
+                t.cpu() ? want.cpus() : 0, want.maxFileBytes(), want.tmpBytes(), want.workspaceBytes(),
+                want.workspaceInodes());
+    }
+
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
         checkQuotaFitsMemory(spec.limits());
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
             engine.janitorInBackground();
+            s.granted = grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
             s.create();
             return s;
         } catch (RuntimeException e) {
@@ -156,7 +187,8 @@ final class DockerSandbox implements Sandbox {
     static final String AGENT_DIR = "/var/sandbox4j/bin";
 
     private void create() {
-        ResourceLimits l = spec.limits();
+        ResourceLimits l = granted;
+        Engine.Traits traits = engine.traits();
         var c = engine.control;
         Map<String, String> labels = labels();
         // The engine creates the two named volumes, with these labels, as part of creating the container. With a
@@ -166,10 +198,11 @@ final class DockerSandbox implements Sandbox {
         // container's memory limit
         long wsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
                 ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
-        VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid);
+        VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid,
+                traits.podman());
         // the agent's volume: a plain volume (an upload before start lands on its disk, which a tmpfs volume, mounted
         // at start, would hide); its root and files are root's, so the sandbox can write nothing there
-        VolumeOptions runOptions = volumeOptions(labels, 0, 0, 0, 0);
+        VolumeOptions runOptions = volumeOptions(labels, 0, 0, 0, 0, traits.podman());
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -184,7 +217,7 @@ final class DockerSandbox implements Sandbox {
                 .withNetworkMode("none")
                 .withPrivileged(false)
                 .withCapDrop(Capability.ALL)
-                .withSecurityOpts(List.of("no-new-privileges:true", "seccomp=" + seccompProfile()))
+                .withSecurityOpts(List.of("no-new-privileges:true", engine.seccompOption(seccompProfile())))
                 .withReadonlyRootfs(true)
                 .withTmpFs(tmpfs)
                 .withShmSize(64 * ResourceLimits.MIB)
@@ -209,7 +242,7 @@ final class DockerSandbox implements Sandbox {
         if (l.cpus() > 0) {
             hc.withNanoCPUs((long) (l.cpus() * 1_000_000_000L));
         }
-        String arch = engineArchitecture();
+        String arch = traits.architecture();
         byte[] agent;
         byte[] reaper;
         byte[] relay;
@@ -263,6 +296,9 @@ final class DockerSandbox implements Sandbox {
         }
         InspectContainerResponse inspected = c.inspectContainerCmd(containerId).exec();
         interpreters = probe();
+        if (traits.podman() && wsBytes > 0) {
+            checkWorkspaceSize((wsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
+        }
         info = buildInfo(inspected);
         int permits = AgentShell.commandPermits(info.limits().maxProcesses());
         shell = new AgentShell(id, spec, channel, files, interpreters.keySet(), permits, new ContainerHooks());
@@ -284,16 +320,6 @@ final class DockerSandbox implements Sandbox {
         }
         expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
     }
-
-    /** The engine's architecture (a remote engine may differ from this JVM's), as Docker names it. */
-    private String engineArchitecture() {
-        return ARCHITECTURES.computeIfAbsent(engine.host, h -> {
-            String a = engine.control.infoCmd().exec().getArchitecture();
-            return a == null ? System.getProperty("os.arch") : a;
-        });
-    }
-
-    private static final Map<String, String> ARCHITECTURES = new ConcurrentHashMap<>();
 
     /** Attaches to the container's stdin, stdout and stderr before it starts, so the agent's first frame is seen. */
     private void attach() {
@@ -360,17 +386,20 @@ final class DockerSandbox implements Sandbox {
     /**
      * Options of a volume the engine creates: the labels and, when {@code bytes} or {@code inodes} is set, a tmpfs of
      * the local driver of that size, its root (mode 0755) owned by {@code owner}. tmpfs counts its own root
-     * directory as one inode, hence the + 1.
+     * directory as one inode, hence the + 1. On Podman the size is given as {@code nr_blocks} (pages of 4 KiB; the
+     * probe checks the result): Podman 4.3 takes {@code size=} in a local volume's options for a project quota on
+     * its own disk, refuses it without one ("Filesystem does not support Project Quota"), and never hands it to
+     * the tmpfs mount; {@code nr_blocks} goes to the mount unchanged.
      */
     private static VolumeOptions volumeOptions(Map<String, String> labels, long bytes, long inodes, int owner,
-                                               int group) {
+                                               int group, boolean podman) {
         VolumeOptions o = new VolumeOptions().withLabels(labels);
         if (bytes <= 0 && inodes <= 0) {
             return o;
         }
         List<String> opts = new ArrayList<>();
         if (bytes > 0) {
-            opts.add("size=" + bytes);
+            opts.add(podman ? "nr_blocks=" + ((bytes + PODMAN_PAGE - 1) / PODMAN_PAGE) : "size=" + bytes);
         }
         if (inodes > 0) {
             opts.add("nr_inodes=" + (inodes + 1));
@@ -378,6 +407,31 @@ final class DockerSandbox implements Sandbox {
         opts.addAll(List.of("uid=" + owner, "gid=" + group, "mode=0755", "nosuid", "nodev"));
         return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
                 .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
+    }
+
+    /** The page size {@code nr_blocks} counts in on a Podman engine; {@link #checkWorkspaceSize} verifies it. */
+    static final long PODMAN_PAGE = 4096;
+
+    /**
+     * Checks that the workspace's tmpfs is the size asked for (on Podman, where it is given in pages of an assumed
+     * size): anything else is refused (UNSUPPORTED), never a quota other than the spec's.
+     */
+    private void checkWorkspaceSize(long expected) {
+        AgentChannel.Ran r = internal(List.of("/usr/bin/stat", "-f", "-c", "%t %b %S", WorkspaceScripts.WORKSPACE),
+                null);
+        String[] f = r.out().trim().split(" ");
+        long size = -1;
+        boolean tmpfs = false;
+        if (f.length == 3) {
+            tmpfs = f[0].equals("1021994");
+            size = Long.parseLong(f[1]) * Long.parseLong(f[2]);
+        }
+        if (!tmpfs || size != expected) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
+                    + engine.traits().describe() + ") did not make the workspace a tmpfs of " + expected + " bytes ("
+                    + "stat -f: " + r.out().strip() + r.err().strip() + "), so the workspace quota does not hold "
+                    + "there; ask for none (ResourceLimits.withoutWorkspaceQuota())");
+        }
     }
 
     /** Probes the container once: interpreters, the writable workspace, and the OOM counter's baseline. */
@@ -407,9 +461,12 @@ final class DockerSandbox implements Sandbox {
 
     private SandboxInfo buildInfo(InspectContainerResponse ic) {
         HostConfig h = ic.getHostConfig();
-        long mem = h.getMemory() == null ? 0 : h.getMemory();
-        long pids = h.getPidsLimit() == null || h.getPidsLimit() < 0 ? 0 : h.getPidsLimit();
-        double cpus = h.getNanoCPUs() == null ? 0 : h.getNanoCPUs() / 1e9;
+        // what the engine reports, for the limits it can apply; 0 for those it cannot (a rootless engine on cgroup v1
+        // may report a limit it dropped)
+        long mem = granted.memoryBytes() == 0 || h.getMemory() == null ? 0 : h.getMemory();
+        long pids = granted.maxProcesses() == 0 || h.getPidsLimit() == null || h.getPidsLimit() < 0 ? 0
+                : h.getPidsLimit();
+        double cpus = granted.cpus() == 0 || h.getNanoCPUs() == null ? 0 : h.getNanoCPUs() / 1e9;
         long fsize = 0;
         if (h.getUlimits() != null) {
             for (Ulimit u : h.getUlimits()) {
@@ -428,6 +485,11 @@ final class DockerSandbox implements Sandbox {
         details.put("readonlyRootfs", String.valueOf(h.getReadonlyRootfs()));
         details.put("seccomp", "sandbox4j profile (inline)");
         details.put("engine", engine.host);
+        Engine.Traits traits = engine.traits();
+        details.put("engineKind", traits.describe());
+        if (!traits.why().isEmpty()) {
+            details.put("limitsNotApplied", traits.why());
+        }
         Set<Feature> features = EnumSet.copyOf(DockerSandboxProvider.FEATURES);
         if (mem == 0) {
             features.remove(Feature.MEMORY_LIMIT);
@@ -443,7 +505,8 @@ final class DockerSandbox implements Sandbox {
         }
         ResourceLimits asked = spec.limits();
         if (asked.hasWorkspaceQuota()) {
-            details.put("workspaceQuota", "tmpfs volume (local driver): " + asked.workspaceBytes() + " bytes, "
+            details.put("workspaceQuota", "tmpfs volume (local driver" + (traits.podman() ? ", size as nr_blocks" : "")
+                    + "): " + asked.workspaceBytes() + " bytes, "
                     + asked.workspaceInodes() + " inodes; memory of the engine's host, charged to the container's "
                     + "memory limit for what commands write");
         } else {

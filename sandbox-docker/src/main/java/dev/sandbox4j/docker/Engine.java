@@ -50,12 +50,16 @@ final class Engine implements Closeable {
     final DockerClient control;
     final DockerClient stream;
     final String host;
+    /** The control client's transport, for the few Podman endpoints docker-java has no command for. */
+    private final DockerHttpClient controlHttp;
 
-    private Engine(DockerOptions options, DockerClient control, DockerClient stream, String host) {
+    private Engine(DockerOptions options, DockerClient control, DockerClient stream, String host,
+                   DockerHttpClient controlHttp) {
         this.options = options;
         this.control = control;
         this.stream = stream;
         this.host = host;
+        this.controlHttp = controlHttp;
     }
 
     static Engine connect(DockerOptions options, Duration requestTimeout) {
@@ -75,7 +79,7 @@ final class Engine implements Closeable {
                 .sslConfig(cfg.getSSLConfig()).maxConnections(256).connectionTimeout(options.connectTimeout())
                 .responseTimeout(Duration.ofDays(1)).build();
         return new Engine(options, DockerClientImpl.getInstance(cfg, controlHttp),
-                DockerClientImpl.getInstance(cfg, streamHttp), cfg.getDockerHost().toString());
+                DockerClientImpl.getInstance(cfg, streamHttp), cfg.getDockerHost().toString(), controlHttp);
     }
 
     /** Pings the engine; empty when it answers, else why not. */
@@ -118,6 +122,182 @@ final class Engine implements Closeable {
             stream.close();
         } catch (IOException | RuntimeException ignored) {
             // best effort
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- the engine's kind
+
+    /**
+     * What the engine is and which cgroup limits it can apply, read once per engine address and JVM from {@code /info},
+     * {@code /version} and, for Podman, {@code /libpod/info} (Podman 4.x's compat {@code /info} says neither that it is
+     * rootless nor which controllers it has, and answers {@code MemoryLimit: true} on cgroup v1 rootless, where it then
+     * drops the limit with a warning).
+     *
+     * @param podman      the {@code /version} components name a Podman engine
+     * @param version     the engine's version
+     * @param architecture as Docker names it (x86_64, aarch64)
+     * @param rootless    the engine runs without root (security option {@code name=rootless}, or Podman's own info)
+     * @param cgroupVersion "1" or "2"
+     * @param memory      whether a memory limit holds; likewise {@code pids} and {@code cpu}
+     * @param why         why the limits that do not hold do not, or ""
+     */
+    record Traits(boolean podman, String version, String architecture, boolean rootless, String cgroupVersion,
+                  boolean memory, boolean pids, boolean cpu, String why) {
+        String describe() {
+            return (podman ? "Podman " : "Docker Engine ") + version + (rootless ? ", rootless" : "") + ", cgroup v"
+                    + cgroupVersion;
+        }
+    }
+
+    private static final Map<String, Traits> TRAITS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    Traits traits() {
+        return TRAITS.computeIfAbsent(host, h -> readTraits());
+    }
+
+    private Traits readTraits() {
+        com.fasterxml.jackson.databind.JsonNode info;
+        com.fasterxml.jackson.databind.JsonNode version;
+        try {
+            info = getJson("/info");
+            version = getJson("/version");
+        } catch (IOException e) {
+            throw new SandboxException(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "reading the Docker engine's /info "
+                    + "at " + host + ": " + e.getMessage(), e, true);
+        }
+        boolean podman = false;
+        String ver = info.path("ServerVersion").asText("?");
+        for (var c : version.path("Components")) {
+            if (c.path("Name").asText("").toLowerCase(java.util.Locale.ROOT).contains("podman")) {
+                podman = true;
+                ver = c.path("Version").asText(ver);
+            }
+        }
+        String arch = info.path("Architecture").asText("");
+        if (arch.isEmpty()) {
+            arch = System.getProperty("os.arch");
+        }
+        boolean rootless = false;
+        for (var o : info.path("SecurityOptions")) {
+            rootless |= o.asText("").contains("name=rootless");
+        }
+        String cgroup = info.path("CgroupVersion").asText("1").trim();
+        boolean memory = info.path("MemoryLimit").asBoolean(true);
+        boolean pids = info.path("PidsLimit").asBoolean(true);
+        boolean cpu = info.path("CpuCfsQuota").asBoolean(true);
+        if (podman) {
+            // Podman's own info: rootless, the cgroup version and, on v2, the controllers delegated to it
+            try {
+                com.fasterxml.jackson.databind.JsonNode h = getJson("/v4.0.0/libpod/info").path("host");
+                rootless |= h.path("security").path("rootless").asBoolean(false);
+                String v = h.path("cgroupVersion").asText("");
+                if (!v.isEmpty()) {
+                    cgroup = v.replace("v", "");
+                }
+                java.util.Set<String> controllers = new java.util.HashSet<>();
+                h.path("cgroupControllers").forEach(n -> controllers.add(n.asText()));
+                if (rootless && cgroup.equals("2")) {
+                    memory = controllers.contains("memory");
+                    pids = controllers.contains("pids");
+                    cpu = controllers.contains("cpu");
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("reading Podman's /libpod/info failed", e);
+            }
+        }
+        String why = "";
+        if (rootless && cgroup.equals("1")) {
+            // cgroup v1 has no delegation to a user: Podman drops such limits with a warning, never applies them
+            memory = false;
+            pids = false;
+            cpu = false;
+            why = "a rootless engine on cgroup v1 cannot apply cgroup limits (cgroup v1 has no delegation to a user)";
+        } else if (!(memory && pids && cpu)) {
+            why = rootless ? "the rootless engine's cgroup v2 group lacks the controller (systemd: Delegate=memory pids "
+                    + "cpu for the user's service)" : "the engine reports the cgroup controller missing";
+        }
+        return new Traits(podman, ver, arch, rootless, cgroup, memory, pids, cpu, why);
+    }
+
+    private com.fasterxml.jackson.databind.JsonNode getJson(String path) throws IOException {
+        DockerHttpClient.Request req = DockerHttpClient.Request.builder().method(DockerHttpClient.Request.Method.GET)
+                .path(path).build();
+        try (DockerHttpClient.Response r = controlHttp.execute(req)) {
+            if (r.getStatusCode() != 200) {
+                throw new IOException("GET " + path + ": status " + r.getStatusCode());
+            }
+            return new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.getBody());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- seccomp on Podman
+
+    private static final Map<String, String> SECCOMP_PATHS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The {@code seccomp=} security option for this engine. Docker takes the profile's JSON inline; Podman's compat API
+     * (4.x, 5.x) takes only a path on the engine's host (podman issue 27710). For Podman the profile goes, once per
+     * engine and JVM, into a volume of its own named by the profile's hash ({@code sandbox4j-seccomp-<hash>}, root's,
+     * mounted by no sandbox, outside the janitor's label), written through the archive endpoint of a carrier
+     * container that is never started; the option then names the file at the volume's mount point on the engine's
+     * host. A remote engine works the same.
+     */
+    String seccompOption(String profileJson) {
+        if (!traits().podman()) {
+            return "seccomp=" + profileJson;
+        }
+        String hash = sha256(profileJson).substring(0, 16);
+        return SECCOMP_PATHS.computeIfAbsent(host + "|" + hash, k -> "seccomp=" + installProfile(hash, profileJson));
+    }
+
+    /** Forgets the installed profile (its volume was removed under us), so the next open writes it again. */
+    void forgetSeccomp() {
+        SECCOMP_PATHS.keySet().removeIf(k -> k.startsWith(host + "|"));
+    }
+
+    private String installProfile(String hash, String json) {
+        String volume = "sandbox4j-seccomp-" + hash;
+        byte[] content = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try {
+            control.inspectVolumeCmd(volume).exec();
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            control.createVolumeCmd().withName(volume).withLabels(Map.of("dev.sandbox4j.seccomp", hash)).exec();
+        }
+        String carrier = control.createContainerCmd(options.image())
+                .withName("sandbox4j-seccomp-" + hash + "-" + java.util.UUID.randomUUID().toString().substring(0, 8))
+                .withEntrypoint("/bin/true").withCmd(List.of())
+                .withLabels(Map.of(LABEL, "1", LABEL_OWNER, OWNER,
+                        LABEL_EXPIRES, Long.toString(Instant.now().getEpochSecond() + 120)))
+                .withHostConfig(com.github.dockerjava.api.model.HostConfig.newHostConfig().withNetworkMode("none")
+                        .withMounts(List.of(new com.github.dockerjava.api.model.Mount()
+                                .withType(com.github.dockerjava.api.model.MountType.VOLUME).withSource(volume)
+                                .withTarget("/profile"))))
+                .exec().getId();
+        try {
+            upload(carrier, "/profile", List.of(new Entry("seccomp.json", 0444, content.length,
+                    () -> new java.io.ByteArrayInputStream(content))), 0, 0);
+        } finally {
+            removeContainerQuietly(carrier);
+        }
+        String mountpoint = control.inspectVolumeCmd(volume).exec().getMountpoint();
+        if (mountpoint == null || mountpoint.isBlank()) {
+            throw new SandboxException(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "the Podman engine at " + host
+                    + " did not say where volume " + volume + " is; the seccomp profile needs a path there");
+        }
+        return mountpoint + "/seccomp.json";
+    }
+
+    private static String sha256(String s) {
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            StringBuilder b = new StringBuilder();
+            for (byte x : d) {
+                b.append(String.format("%02x", x));
+            }
+            return b.toString();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 

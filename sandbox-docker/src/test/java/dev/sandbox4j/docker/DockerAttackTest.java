@@ -37,7 +37,7 @@ class DockerAttackTest {
 
     @BeforeAll
     void open() {
-        s = DockerTestSupport.open(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(20)).build());
+        s = openSandbox(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(20)).build());
     }
 
     @AfterAll
@@ -45,6 +45,26 @@ class DockerAttackTest {
         if (s != null) {
             s.close();
         }
+    }
+
+    /** Opens a sandbox on the engine under test (overridden by the Podman run). */
+    Sandbox openSandbox(SandboxSpec spec) {
+        return DockerTestSupport.open(spec);
+    }
+
+    /** The sandbox4j containers and volumes this JVM owns on the engine under test. */
+    java.util.List<String> owned() {
+        return DockerTestSupport.ownedResources();
+    }
+
+    /** How to reach the engine under test. */
+    DockerOptions engineOptions() {
+        return DockerOptions.defaults();
+    }
+
+    /** What the shared sandbox's {@code pids.max} reads (its spec asks for the default 256). */
+    String expectedPidsMax() {
+        return "256";
     }
 
     private ExecResult sh(String cmd) {
@@ -70,7 +90,7 @@ class DockerAttackTest {
                 + " cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max;"
                 + " touch /usr/x 2>&1 | grep -o 'Read-only file system'; ls /sys/class/net");
         assertThat(r.stdout()).isEqualTo("10001\n10001\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
-                + "NoNewPrivs:\t1\nSeccomp:\t2\n256\nRead-only file system\nlo\n");
+                + "NoNewPrivs:\t1\nSeccomp:\t2\n" + expectedPidsMax() + "\nRead-only file system\nlo\n");
     }
 
     // ------------------------------------------------------------------ fs-escape
@@ -196,7 +216,7 @@ class DockerAttackTest {
 
     @Test
     void resourceDos_forkBombIsContained() {
-        try (Sandbox b = DockerTestSupport.open(SandboxSpec.builder()
+        try (Sandbox b = openSandbox(SandboxSpec.builder()
                 .limits(ResourceLimits.DEFAULTS.withMaxProcesses(64)).build())) {
             ExecResult r = b.shell().run(ExecRequest.shell("bomb() { bomb | bomb & }; bomb; sleep 3; echo done")
                     .withTimeout(Duration.ofSeconds(8)));
@@ -210,7 +230,7 @@ class DockerAttackTest {
 
     @Test
     void resourceDos_memoryBombIsKilledWithOomDetail() {
-        try (Sandbox b = DockerTestSupport.open(SandboxSpec.builder()
+        try (Sandbox b = openSandbox(SandboxSpec.builder()
                 .limits(ResourceLimits.DEFAULTS.withMemoryBytes(128 * ResourceLimits.MIB)
                         .withWorkspaceQuota(32 * ResourceLimits.MIB, 4096)).build())) {
             ExecResult r = b.shell().run("python3 -c \"x = bytearray(1 << 30); print(len(x))\"");
@@ -470,17 +490,17 @@ class DockerAttackTest {
 
     @Test
     void lifecycle_closeRemovesContainerAndVolumesAndEngineLossIsTyped() {
-        Sandbox b = DockerTestSupport.open();
+        Sandbox b = openSandbox(SandboxSpec.defaults());
         String id = b.id();
         b.close();
-        assertThat(DockerTestSupport.ownedResources()).noneMatch(r -> r.contains(id));
+        assertThat(owned()).noneMatch(r -> r.contains(id));
         assertThat(error(() -> b.shell().run("true")).kind()).isEqualTo(ErrorKind.CLOSED);
     }
 
     @Test
     void lifecycle_containerRemovedBehindOurBackIsBackendUnavailable() {
-        Sandbox b = DockerTestSupport.open();
-        try (Engine e = Engine.connect(DockerOptions.defaults(), Duration.ofSeconds(10))) {
+        Sandbox b = openSandbox(SandboxSpec.defaults());
+        try (Engine e = Engine.connect(engineOptions(), Duration.ofSeconds(10))) {
             e.removeContainerQuietly(((DockerSandbox) b).containerId);
             SandboxException ex = error(() -> b.shell().run("true"));
             assertThat(ex.kind()).isEqualTo(ErrorKind.BACKEND_UNAVAILABLE);
@@ -503,7 +523,7 @@ class DockerAttackTest {
 
     @Test
     void network_allowAllGoesThroughTheProxyOnly() {
-        try (Sandbox b = DockerTestSupport.open(SandboxSpec.builder().network(NetworkPolicy.ALLOW_ALL).build())) {
+        try (Sandbox b = openSandbox(SandboxSpec.builder().network(NetworkPolicy.ALLOW_ALL).build())) {
             // no bridge: the container has loopback only, its way out is the relay to the host's proxy
             assertThat(b.info().details().get("network")).isEqualTo("none");
             assertThat(b.info().details().get("networkPolicy")).contains("egress proxy");

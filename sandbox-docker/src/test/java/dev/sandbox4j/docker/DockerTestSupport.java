@@ -27,8 +27,13 @@ final class DockerTestSupport {
 
     /** Containers and volumes labelled as sandbox4j's and owned by this JVM, one line each. */
     static java.util.List<String> ownedResources() {
+        return ownedResources(DockerOptions.defaults());
+    }
+
+    /** Containers and volumes labelled as sandbox4j's and owned by this JVM on the engine {@code options} reach. */
+    static java.util.List<String> ownedResources(DockerOptions options) {
         java.util.List<String> out = new java.util.ArrayList<>();
-        try (Engine e = Engine.connect(DockerOptions.defaults(), java.time.Duration.ofSeconds(10))) {
+        try (Engine e = Engine.connect(options, java.time.Duration.ofSeconds(10))) {
             for (var c : e.control.listContainersCmd().withShowAll(true)
                     .withLabelFilter(java.util.Map.of(Engine.LABEL_OWNER, Engine.OWNER)).exec()) {
                 out.add("container " + c.getId().substring(0, 12) + " " + java.util.Arrays.toString(c.getNames()));
