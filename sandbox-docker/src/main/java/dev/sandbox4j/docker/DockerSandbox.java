@@ -74,6 +74,8 @@ final class DockerSandbox implements Sandbox {
     final SandboxSpec spec;
     /** The spec's limits as they hold on this engine: those it cannot apply are 0 (only with best effort). */
     private ResourceLimits granted;
+    /** On Podman: the file size limit read in the sandbox (its inspect does not report the ulimits), else -1. */
+    private long podmanFsize = -1;
     final String user;
     final int uid;
     final int gid;
@@ -242,6 +244,13 @@ final class DockerSandbox implements Sandbox {
         if (l.cpus() > 0) {
             hc.withNanoCPUs((long) (l.cpus() * 1_000_000_000L));
         }
+        if (traits.podman()) {
+            // Podman's compat API creates a mount's volume without the mount's VolumeOptions (no labels, no driver
+            // options: the workspace would be a plain directory on the engine's disk, measured on 4.3.1), so both
+            // volumes are created first, explicitly; the mounts then name existing volumes
+            createVolume(workspaceVolume, workspaceOptions);
+            createVolume(runVolume, runOptions);
+        }
         String arch = traits.architecture();
         byte[] agent;
         byte[] reaper;
@@ -260,8 +269,7 @@ final class DockerSandbox implements Sandbox {
         // (close, crash), the agent reads EOF, kills everything and exits, and the container stops.
         CreateContainerResponse created = c.createContainerCmd(engine.options.image())
                 .withName("sandbox4j-" + id)
-                .withEntrypoint(AGENT_DIR + "/" + AgentBinary.AGENT, "--reaper=" + AGENT_DIR + "/" + AgentBinary.REAPER,
-                        "--oom")
+                .withEntrypoint(entrypoint(traits.podman(), l))
                 .withCmd(List.of())
                 .withUser(user)
                 .withWorkingDir(WorkspaceScripts.WORKSPACE)
@@ -298,6 +306,9 @@ final class DockerSandbox implements Sandbox {
         interpreters = probe();
         if (traits.podman() && wsBytes > 0) {
             checkWorkspaceSize((wsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
+        }
+        if (traits.podman()) {
+            podmanFsize = checkPodmanLimits(l.maxFileBytes());
         }
         info = buildInfo(inspected);
         int permits = AgentShell.commandPermits(info.limits().maxProcesses());
@@ -409,6 +420,49 @@ final class DockerSandbox implements Sandbox {
                 .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
     }
 
+    /**
+     * The container's first process: the agent. On Podman through the image's {@code /bin/sh}, which sets the
+     * ulimits and execs the agent (so the agent is still PID 1): Podman 4.x's compat API drops
+     * {@code HostConfig.Ulimits} for a rootless engine without a word (measured on 4.3.1: fsize unlimited, nofile
+     * 20000; podman issue 25881, fixed in 5.5). {@link #checkPodmanLimits} then reads what holds.
+     */
+    static List<String> entrypoint(boolean podman, ResourceLimits l) {
+        List<String> agent = List.of(AGENT_DIR + "/" + AgentBinary.AGENT, "--reaper=" + AGENT_DIR + "/"
+                + AgentBinary.REAPER, "--oom");
+        if (!podman) {
+            return agent;
+        }
+        // POSIX sh (dash, bash as sh): ulimit -f counts 512-byte blocks; without -H or -S it sets both
+        String script = "ulimit -n 4096 && ulimit -c 0" + (l.maxFileBytes() > 0 ? " && ulimit -f "
+                + l.maxFileBytes() / 512 : "") + " && exec \"$0\" \"$@\"";
+        List<String> e = new ArrayList<>(List.of("/bin/sh", "-c", script));
+        e.addAll(agent);
+        return e;
+    }
+
+    /** The file size limit the commands really have on Podman (read with the image's sh), in bytes; 0 for none. */
+    private long checkPodmanLimits(long wantFsize) {
+        AgentChannel.Ran r = internal(List.of("/bin/sh", "-c", "ulimit -H -f; ulimit -S -f; ulimit -H -n"), null);
+        String[] f = r.out().trim().split("\\s+");
+        long want = wantFsize / 512;
+        boolean ok = f.length == 3 && f[2].equals("4096") && (wantFsize > 0 ? f[0].equals(Long.toString(want))
+                && f[1].equals(f[0]) : f[0].equals("unlimited"));
+        if (!ok) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
+                    + engine.traits().describe() + ") did not apply the file size limit (" + wantFsize + " bytes) and "
+                    + "4096 open files (ulimit -f -f -n in the sandbox: " + r.out().strip() + r.err().strip() + ")");
+        }
+        return wantFsize > 0 ? want * 512 : 0;
+    }
+
+    private void createVolume(String name, VolumeOptions o) {
+        var cmd = engine.control.createVolumeCmd().withName(name).withLabels(o.getLabels());
+        if (o.getDriverConfig() != null) {
+            cmd.withDriver(o.getDriverConfig().getName()).withDriverOpts(o.getDriverConfig().getOptions());
+        }
+        cmd.exec();
+    }
+
     /** The page size {@code nr_blocks} counts in on a Podman engine; {@link #checkWorkspaceSize} verifies it. */
     static final long PODMAN_PAGE = 4096;
 
@@ -470,10 +524,14 @@ final class DockerSandbox implements Sandbox {
         long fsize = 0;
         if (h.getUlimits() != null) {
             for (Ulimit u : h.getUlimits()) {
-                if ("fsize".equals(u.getName())) {
+                // Docker reports "fsize", Podman "RLIMIT_FSIZE"
+                if ("fsize".equalsIgnoreCase(u.getName()) || "RLIMIT_FSIZE".equalsIgnoreCase(u.getName())) {
                     fsize = u.getHardLong() == null ? 0 : u.getHardLong();
                 }
             }
+        }
+        if (podmanFsize >= 0) {
+            fsize = podmanFsize;
         }
         long tmp = spec.limits().tmpBytes() > 0 ? spec.limits().tmpBytes() : 256 * ResourceLimits.MIB;
         Map<String, String> details = new LinkedHashMap<>();

@@ -62,9 +62,9 @@ class DockerAttackTest {
         return DockerOptions.defaults();
     }
 
-    /** What the shared sandbox's {@code pids.max} reads (its spec asks for the default 256). */
+    /** The line the shared sandbox's {@code pids.max} gives (its spec asks for the default 256), or "" for none. */
     String expectedPidsMax() {
-        return "256";
+        return "256\n";
     }
 
     private ExecResult sh(String cmd) {
@@ -90,7 +90,7 @@ class DockerAttackTest {
                 + " cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max;"
                 + " touch /usr/x 2>&1 | grep -o 'Read-only file system'; ls /sys/class/net");
         assertThat(r.stdout()).isEqualTo("10001\n10001\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n"
-                + "NoNewPrivs:\t1\nSeccomp:\t2\n" + expectedPidsMax() + "\nRead-only file system\nlo\n");
+                + "NoNewPrivs:\t1\nSeccomp:\t2\n" + expectedPidsMax() + "Read-only file system\nlo\n");
     }
 
     // ------------------------------------------------------------------ fs-escape

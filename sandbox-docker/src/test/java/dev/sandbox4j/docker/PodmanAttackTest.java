@@ -36,8 +36,8 @@ class PodmanAttackTest extends DockerAttackTest {
 
     @Override
     String expectedPidsMax() {
-        // no pids limit asked where none holds: the container's pids.max is then the hierarchy's ("max")
-        return PodmanTestSupport.traits().pids() ? "256" : "max";
+        // rootless on cgroup v1: the container gets no pids cgroup at all, so there is no pids.max to read
+        return PodmanTestSupport.traits().pids() ? "256\n" : "";
     }
 
     @Test
@@ -62,11 +62,12 @@ class PodmanAttackTest extends DockerAttackTest {
     }
 
     private void assertRefused(ResourceLimits limits, String named) {
+        List<String> before = owned(); // the class's shared sandbox
         SandboxException e = catchThrowableOfType(() -> PodmanTestSupport.openAsIs(SandboxSpec.builder()
                 .limits(limits).build()).close(), SandboxException.class);
         assertThat(e).as("open must refuse a limit the engine cannot apply").isNotNull();
         assertThat(e.kind()).isEqualTo(ErrorKind.UNSUPPORTED);
         assertThat(e.getMessage()).contains(named).contains("cgroup v1").contains("bestEffortLimits");
-        assertThat(owned()).isEmpty();
+        assertThat(owned()).as("nothing left behind").isEqualTo(before);
     }
 }
