@@ -236,6 +236,15 @@ final class DockerFiles extends WorkspaceBase {
             sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
                     List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);
         } catch (SandboxException e) {
+            if (e.kind() == ErrorKind.BACKEND_UNAVAILABLE && e.retryable() && !sandbox.closed()) {
+                // Podman answers a full workspace with a 500 and closes the connection while the tar is still
+                // being sent: the client sees "connection reset", never the "no space left on device" (measured on
+                // 4.3.1). Whether the workspace is full then decides: the part extracted, and what is free.
+                SandboxException full = fullAfterReset(tmpName, size, e);
+                if (full != null) {
+                    throw full;
+                }
+            }
             if (e.kind() == ErrorKind.NO_SPACE_LEFT) {
                 // the engine leaves what it extracted before the workspace filled up: give that space back
                 try {
@@ -249,6 +258,36 @@ final class DockerFiles extends WorkspaceBase {
         }
         script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, WorkspaceScripts.WORKSPACE + "/" + tmpName, rel,
                 append ? "1" : "0");
+    }
+
+    /**
+     * After an upload that ended with a transport error: NO_SPACE_LEFT when the workspace cannot hold the rest of the
+     * file (free bytes or inodes), with the part the engine extracted removed; else null (the original error stands).
+     */
+    private SandboxException fullAfterReset(String tmpName, long size, SandboxException cause) {
+        try {
+            String out = script("checking the workspace's free space", "p=\"$1\"; s=$(stat -c %s -- \"$p\" 2>/dev/null "
+                    + "|| echo -1); rm -f -- \"$p\"; echo \"$s $(stat -f -c '%a %S %d' /workspace)\"", null,
+                    WorkspaceScripts.WORKSPACE + "/" + tmpName).out().trim();
+            String[] f = out.split("\\s+");
+            if (f.length != 4) {
+                return null;
+            }
+            long partial = Long.parseLong(f[0]);
+            long freeBytes = Long.parseLong(f[1]) * Long.parseLong(f[2]);
+            long freeInodes = Long.parseLong(f[3]);
+            long needed = partial >= 0 ? size - partial : size;
+            boolean noInode = partial < 0 && freeInodes == 0;
+            if (noInode || (needed > 0 && freeBytes < needed) || (partial >= 0 && partial < size && freeBytes < 4096)) {
+                return new SandboxException(ErrorKind.NO_SPACE_LEFT, "uploading to the sandbox: no space left in the "
+                        + "workspace (its byte or file quota is used up; delete files to make room): the engine "
+                        + "ended the upload (" + cause.getMessage() + ") with " + freeBytes + " bytes and "
+                        + freeInodes + " inodes free", cause);
+            }
+            return null;
+        } catch (RuntimeException ignored) {
+            return null;
+        }
     }
 
     // ------------------------------------------------------------------------------------------ metadata
