@@ -267,20 +267,18 @@ final class DockerSandbox implements Sandbox {
         // The container's environment is the agent's, the base every command's environment starts from; the
         // spec's variables go with each command. stdin stays open for one attach: when this JVM's attach ends
         // (close, crash), the agent reads EOF, kills everything and exits, and the container stops.
-        CreateContainerResponse created = c.createContainerCmd(engine.options.image())
-                .withName("sandbox4j-" + id)
-                .withEntrypoint(entrypoint(traits.podman(), l))
-                .withCmd(List.of())
-                .withUser(user)
-                .withWorkingDir(WorkspaceScripts.WORKSPACE)
-                .withEnv(WorkspaceScripts.BASE_ENV)
-                .withHostName("sandbox")
-                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
-                .withStdinOpen(true).withStdInOnce(true).withTty(false)
-                .withStopSignal("SIGKILL")
-                .withLabels(labels)
-                .withHostConfig(hc)
-                .exec();
+        CreateContainerResponse created;
+        try {
+            created = createContainer(hc, labels, l, traits);
+        } catch (com.github.dockerjava.api.exception.DockerException e) {
+            if (!traits.podman() || e.getMessage() == null || !e.getMessage().contains("seccomp profile")) {
+                throw e;
+            }
+            // the profile's volume went (podman volume prune removes it: no container uses it): write it again
+            engine.forgetSeccomp();
+            hc.withSecurityOpts(List.of("no-new-privileges:true", engine.seccompOption(seccompProfile())));
+            created = createContainer(hc, labels, l, traits);
+        }
         containerId = created.getId();
         // the agent goes into the root-owned volume before the container starts; the sandbox user cannot replace it
         List<Engine.Entry> bin = new ArrayList<>(List.of(new Engine.Entry("bin", 0755, 0, null),
@@ -453,6 +451,24 @@ final class DockerSandbox implements Sandbox {
                     + "4096 open files (ulimit -f -f -n in the sandbox: " + r.out().strip() + r.err().strip() + ")");
         }
         return wantFsize > 0 ? want * 512 : 0;
+    }
+
+    private CreateContainerResponse createContainer(HostConfig hc, Map<String, String> labels, ResourceLimits l,
+                                                    Engine.Traits traits) {
+        return engine.control.createContainerCmd(engine.options.image())
+                .withName("sandbox4j-" + id)
+                .withEntrypoint(entrypoint(traits.podman(), l))
+                .withCmd(List.of())
+                .withUser(user)
+                .withWorkingDir(WorkspaceScripts.WORKSPACE)
+                .withEnv(WorkspaceScripts.BASE_ENV)
+                .withHostName("sandbox")
+                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
+                .withStdinOpen(true).withStdInOnce(true).withTty(false)
+                .withStopSignal("SIGKILL")
+                .withLabels(labels)
+                .withHostConfig(hc)
+                .exec();
     }
 
     private void createVolume(String name, VolumeOptions o) {

@@ -140,9 +140,10 @@ final class Engine implements Closeable {
      * @param cgroupVersion "1" or "2"
      * @param memory      whether a memory limit holds; likewise {@code pids} and {@code cpu}
      * @param why         why the limits that do not hold do not, or ""
+     * @param storageRoot where the engine keeps images and volumes on its host ("" when it does not say)
      */
     record Traits(boolean podman, String version, String architecture, boolean rootless, String cgroupVersion,
-                  boolean memory, boolean pids, boolean cpu, String why) {
+                  boolean memory, boolean pids, boolean cpu, String why, String storageRoot) {
         String describe() {
             return (podman ? "Podman " : "Docker Engine ") + version + (rootless ? ", rootless" : "") + ", cgroup v"
                     + cgroupVersion;
@@ -185,10 +186,13 @@ final class Engine implements Closeable {
         boolean memory = info.path("MemoryLimit").asBoolean(true);
         boolean pids = info.path("PidsLimit").asBoolean(true);
         boolean cpu = info.path("CpuCfsQuota").asBoolean(true);
+        String storageRoot = info.path("DockerRootDir").asText("");
         if (podman) {
             // Podman's own info: rootless, the cgroup version and, on v2, the controllers delegated to it
             try {
-                com.fasterxml.jackson.databind.JsonNode h = getJson("/v4.0.0/libpod/info").path("host");
+                com.fasterxml.jackson.databind.JsonNode libpod = getJson("/v4.0.0/libpod/info");
+                com.fasterxml.jackson.databind.JsonNode h = libpod.path("host");
+                storageRoot = libpod.path("store").path("graphRoot").asText(storageRoot);
                 rootless |= h.path("security").path("rootless").asBoolean(false);
                 String v = h.path("cgroupVersion").asText("");
                 if (!v.isEmpty()) {
@@ -216,7 +220,7 @@ final class Engine implements Closeable {
             why = rootless ? "the rootless engine's cgroup v2 group lacks the controller (systemd: Delegate=memory pids "
                     + "cpu for the user's service)" : "the engine reports the cgroup controller missing";
         }
-        return new Traits(podman, ver, arch, rootless, cgroup, memory, pids, cpu, why);
+        return new Traits(podman, ver, arch, rootless, cgroup, memory, pids, cpu, why, storageRoot);
     }
 
     private com.fasterxml.jackson.databind.JsonNode getJson(String path) throws IOException {

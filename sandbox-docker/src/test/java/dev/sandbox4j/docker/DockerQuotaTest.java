@@ -25,6 +25,22 @@ import org.junit.jupiter.api.Test;
 class DockerQuotaTest {
     private static final long MIB = ResourceLimits.MIB;
 
+    /** Opens a sandbox on the engine under test (overridden by the Podman run). */
+    Sandbox openSandbox(SandboxSpec spec) {
+        return DockerTestSupport.open(spec);
+    }
+
+    java.util.List<String> owned() {
+        return DockerTestSupport.ownedResources();
+    }
+
+    /** Where the engine under test keeps its volumes, when that is on this machine; else null (not measured). */
+    Path engineRoot() {
+        Path dockerRoot = Path.of("/var/lib/docker");
+        String host = String.valueOf(System.getenv("DOCKER_HOST"));
+        return Files.isDirectory(dockerRoot) && (host.equals("null") || host.startsWith("unix:")) ? dockerRoot : null;
+    }
+
     private static ExecResult sh(Sandbox s, String cmd) {
         return s.shell().run(ExecRequest.shell(cmd).withTimeout(Duration.ofSeconds(120)));
     }
@@ -40,7 +56,7 @@ class DockerQuotaTest {
 
     @Test
     void defaultSpec_hasTheDefaultQuota() {
-        try (Sandbox s = DockerTestSupport.open()) {
+        try (Sandbox s = openSandbox(SandboxSpec.defaults())) {
             assertThat(s.info().limits().workspaceBytes()).isEqualTo(ResourceLimits.DEFAULT_WORKSPACE_BYTES);
             assertThat(s.info().limits().workspaceInodes()).isEqualTo(ResourceLimits.DEFAULT_WORKSPACE_INODES);
             assertThat(s.info().supports(Feature.WORKSPACE_QUOTA)).isTrue();
@@ -74,11 +90,10 @@ class DockerQuotaTest {
 
     @Test
     void engineDiskDoesNotMoveWhileCommandsFillTheWorkspace() throws Exception {
-        Path dockerRoot = Path.of("/var/lib/docker");
-        String host = String.valueOf(System.getenv("DOCKER_HOST"));
-        Assumptions.assumeTrue(Files.isDirectory(dockerRoot) && (host.equals("null") || host.startsWith("unix:")),
+        Path dockerRoot = engineRoot();
+        Assumptions.assumeTrue(dockerRoot != null,
                 "the engine's disk is measured only where the engine runs on this machine");
-        try (Sandbox s = DockerTestSupport.open(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(120))
+        try (Sandbox s = openSandbox(SandboxSpec.builder().commandTimeout(Duration.ofSeconds(120))
                 .limits(ResourceLimits.DEFAULTS.withWorkspaceQuota(32 * MIB, 1000).withTmpBytes(16 * MIB)).build())) {
             // the volumes are mounted before measuring
             assertThat(s.shell().run(ExecRequest.shell("cat").withStdin("warm")).stdout()).isEqualTo("warm");
@@ -112,6 +127,6 @@ class DockerQuotaTest {
             ExecResult again = sh(s, "rm -rf big d && echo ok > ok.txt && cat ok.txt");
             assertThat(again.stdout()).isEqualTo("ok\n");
         }
-        assertThat(DockerTestSupport.ownedResources()).as("volumes removed at close").isEmpty();
+        assertThat(owned()).as("volumes removed at close").isEmpty();
     }
 }

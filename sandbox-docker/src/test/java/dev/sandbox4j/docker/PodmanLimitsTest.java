@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * What the Docker backend does on a Podman engine with a spec asking for cgroup limits the engine cannot apply (env
+ * What is Podman's own: sandbox4j's seccomp profile reaches the container though Podman takes only a path, and
+ * what the Docker backend does on a Podman engine with a spec asking for cgroup limits the engine cannot apply (env
  * {@code SANDBOX4J_PODMAN_HOST}; in CI rootless Podman on cgroup v1, which applies none): {@code open()} refuses,
  * typed, naming the limits, and leaves nothing behind; with {@code bestEffortLimits(true)} it opens and
  * {@code info()} reports what holds. Also what the engine is, read from its {@code /info}.
@@ -81,6 +82,42 @@ class PodmanLimitsTest {
             // the quota holds: a sized tmpfs of 16 MiB and 1000 files (+ its root)
             ExecResult r = s.shell().run("stat -f -c '%t %b %S %c' /workspace");
             assertThat(r.stdout()).isEqualTo("1021994 4096 4096 1001\n");
+        }
+    }
+
+    private static final String SECCOMP_PROBE = "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+            + "print('n2h', libc.syscall(303, -100, b'/', None, None, 0), ctypes.get_errno())\n"
+            + "print('mbind', libc.syscall(237, 0, 0, 0, 0, 0, 0), ctypes.get_errno())\n";
+
+    /**
+     * name_to_handle_at and mbind are allowed by Podman's default profile (measured on 4.3.1: EOPNOTSUPP and 0) and
+     * denied (EPERM) by sandbox4j's: the container runs under sandbox4j's.
+     */
+    @Test
+    void sandbox4jsSeccompProfileIsTheOneApplied() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(PodmanTestSupport.traits().architecture().matches("x86_64|amd64"),
+                "syscall numbers of x86_64");
+        try (Sandbox s = PodmanTestSupport.open(SandboxSpec.defaults())) {
+            ExecResult r = s.shell().run(dev.sandbox4j.ExecRequest.argv("python3", "-c", SECCOMP_PROBE));
+            assertThat(r.stdout()).as(r.toString()).isEqualTo("n2h -1 1\nmbind -1 1\n");
+        }
+    }
+
+    /** {@code podman volume prune} removes the profile's volume (no container uses it): the next open writes it again. */
+    @Test
+    void seccompVolumeRemovedBehindOurBack_isWrittenAgain() {
+        try (Sandbox first = PodmanTestSupport.open(SandboxSpec.defaults())) {
+            assertThat(first.shell().run("true").exitCode()).isZero();
+        }
+        try (Engine e = Engine.connect(PodmanTestSupport.OPTIONS, java.time.Duration.ofSeconds(10))) {
+            var vols = e.control.listVolumesCmd().withFilter("label", java.util.List.of("dev.sandbox4j.seccomp"))
+                    .exec().getVolumes();
+            assertThat(vols).isNotEmpty();
+            vols.forEach(v -> e.control.removeVolumeCmd(v.getName()).exec());
+        }
+        try (Sandbox again = PodmanTestSupport.open(SandboxSpec.defaults())) {
+            ExecResult r = again.shell().run(dev.sandbox4j.ExecRequest.argv("python3", "-c", SECCOMP_PROBE));
+            assertThat(r.stdout()).as(r.toString()).isEqualTo("n2h -1 1\nmbind -1 1\n");
         }
     }
 }
