@@ -404,6 +404,13 @@ final class DockerSandbox implements Sandbox {
                                                int group, boolean podman) {
         VolumeOptions o = new VolumeOptions().withLabels(labels);
         if (bytes <= 0 && inodes <= 0) {
+            if (podman) {
+                // Podman chowns a new volume to the container's user at its first mount, unless the volume names its
+                // owner: without this the agent's volume (a path the image lacks) was the sandbox user's, writable,
+                // on the engine's disk (found by PodmanQuotaTest)
+                return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
+                        .withOptions(Map.of("o", "uid=" + owner + ",gid=" + group)));
+            }
             return o;
         }
         List<String> opts = new ArrayList<>();
