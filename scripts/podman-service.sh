@@ -60,6 +60,21 @@ start() {
     add_range /etc/subgid
     paths
     install -d -m 0700 -o "$user" -g "$(id -g "$user")" "$run_dir" "$run_dir/podman"
+    # overlay storage: the kernel's own in a user namespace (5.13+), else fuse-overlayfs; without a storage.conf
+    # Debian's podman 4.3 picks vfs, a full copy of the image for every container (1.9 s vs 1.0 s a run here).
+    # Only for a user without one: switching an existing store needs `podman system reset`.
+    local home conf
+    home=$(getent passwd "$user" | cut -d: -f6)
+    conf=$home/.config/containers/storage.conf
+    if [ ! -e "$conf" ]; then
+        install -d -o "$user" -g "$(id -g "$user")" "$home/.config" "$home/.config/containers"
+        if [ "$(printf '%s\n' "5.13" "$(uname -r | cut -d- -f1)" | sort -V | head -1)" = "5.13" ]; then
+            printf '[storage]\ndriver = "overlay"\n' >"$conf"
+        else
+            printf '[storage]\ndriver = "overlay"\n[storage.options.overlay]\nmount_program = "/usr/bin/fuse-overlayfs"\n' >"$conf"
+        fi
+        chown "$user:$(id -g "$user")" "$conf"
+    fi
     if answers; then
         echo "podman-service: already answering on $sock" >&2
     else
@@ -84,7 +99,7 @@ start() {
         docker save "$image" | as_user podman load >/dev/null
         as_user podman image exists "$image" || die "loading $image into $user's store failed"
     fi
-    as_user podman version --format 'podman {{.Server.Version}}, API {{.Server.APIVersion}}' >&2 || true
+    as_user podman --version >&2 || true
     as_user podman info --format 'rootless={{.Host.Security.Rootless}} cgroups={{.Host.CgroupsVersion}} manager={{.Host.CgroupManager}} storage={{.Store.GraphDriverName}}' >&2 || true
     echo "DOCKER_HOST=unix://$sock"
 }
