@@ -14,7 +14,10 @@ import java.util.Set;
  * The {@code docker} backend: each sandbox is one hardened container (non-root, no capabilities,
  * no-new-privileges, sandbox4j's seccomp profile, read-only root, no network by default, cgroup limits) with its
  * workspace on a Docker volume, driven through the Engine API only, so a remote engine ({@code DOCKER_HOST=tcp://})
- * works. Needs a running engine and the image of {@link DockerOptions#image()}.
+ * works. Needs a running engine and the image of {@link DockerOptions#image()}. Podman's Docker-compatible service,
+ * rootless included, works too; limits such an engine cannot apply (memory, processes, CPU on cgroup v1 rootless)
+ * make {@link #open} refuse with {@code UNSUPPORTED} unless the spec takes best effort (docs/docker.md, "Rootless
+ * Podman").
  */
 public final class DockerSandboxProvider implements SandboxProvider {
     static final String NAME = "docker";
