@@ -163,8 +163,8 @@ final class Engine implements Closeable {
             info = getJson("/info");
             version = getJson("/version");
         } catch (IOException e) {
-            throw new SandboxException(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "reading the Docker engine's /info "
-                    + "at " + host + ": " + e.getMessage(), e, true);
+            throw SandboxException.temporary(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "reading the Docker engine's "
+                    + "/info at " + host + ": " + e.getMessage(), e);
         }
         boolean podman = false;
         String ver = info.path("ServerVersion").asText("?");
