@@ -279,7 +279,7 @@ final class DockerFiles extends WorkspaceBase {
             long needed = partial >= 0 ? size - partial : size;
             boolean noInode = partial < 0 && freeInodes == 0;
             if (noInode || (needed > 0 && freeBytes < needed) || (partial >= 0 && partial < size && freeBytes < 4096)) {
-                return new SandboxException(ErrorKind.NO_SPACE_LEFT, "uploading to the sandbox: no space left in the "
+                return DockerErrors.error(ErrorKind.NO_SPACE_LEFT, "uploading to the sandbox: no space left in the "
                         + "workspace (its byte or file quota is used up; delete files to make room): the engine "
                         + "ended the upload (" + cause.getMessage() + ") with " + freeBytes + " bytes and "
                         + freeInodes + " inodes free", cause);

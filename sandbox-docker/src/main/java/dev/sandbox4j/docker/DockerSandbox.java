@@ -149,7 +149,7 @@ final class DockerSandbox implements Sandbox {
             refused.add("CPU (" + want.cpus() + " cores)");
         }
         if (!refused.isEmpty() && !bestEffort) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + host + " (" + t.describe()
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the engine at " + host + " (" + t.describe()
                     + ") cannot apply the " + String.join(", ", refused) + " limit" + (refused.size() > 1 ? "s" : "")
                     + ": " + t.why() + ". Ask for less: set those limits to 0 in ResourceLimits, or "
                     + "SandboxSpec.builder().bestEffortLimits(true) to open with what holds (info().limits() reports "
@@ -453,7 +453,7 @@ final class DockerSandbox implements Sandbox {
         boolean ok = f.length == 3 && f[2].equals("4096") && (wantFsize > 0 ? f[0].equals(Long.toString(want))
                 && f[1].equals(f[0]) : f[0].equals("unlimited"));
         if (!ok) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
                     + engine.traits().describe() + ") did not apply the file size limit (" + wantFsize + " bytes) and "
                     + "4096 open files (ulimit -f -f -n in the sandbox: " + r.out().strip() + r.err().strip() + ")");
         }
@@ -504,7 +504,7 @@ final class DockerSandbox implements Sandbox {
             size = Long.parseLong(f[1]) * Long.parseLong(f[2]);
         }
         if (!tmpfs || size != expected) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the engine at " + engine.host + " ("
                     + engine.traits().describe() + ") did not make the workspace a tmpfs of " + expected + " bytes ("
                     + "stat -f: " + r.out().strip() + r.err().strip() + "), so the workspace quota does not hold "
                     + "there; ask for none (ResourceLimits.withoutWorkspaceQuota())");

@@ -163,7 +163,7 @@ final class Engine implements Closeable {
             info = getJson("/info");
             version = getJson("/version");
         } catch (IOException e) {
-            throw SandboxException.temporary(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "reading the Docker engine's "
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "reading the Docker engine's "
                     + "/info at " + host + ": " + e.getMessage(), e);
         }
         boolean podman = false;
@@ -285,7 +285,7 @@ final class Engine implements Closeable {
         }
         String mountpoint = control.inspectVolumeCmd(volume).exec().getMountpoint();
         if (mountpoint == null || mountpoint.isBlank()) {
-            throw new SandboxException(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "the Podman engine at " + host
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.BACKEND_UNAVAILABLE, "the Podman engine at " + host
                     + " did not say where volume " + volume + " is; the seccomp profile needs a path there");
         }
         return mountpoint + "/seccomp.json";
