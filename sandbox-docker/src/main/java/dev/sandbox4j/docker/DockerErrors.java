@@ -50,7 +50,7 @@ final class DockerErrors {
             }
             root = root.getCause();
         }
-        if (e instanceof NotFoundException || root instanceof NotFoundException) {
+        if (e instanceof NotFoundException || root instanceof NotFoundException || noSuchContainer(e)) {
             return SandboxException.permanent(ErrorKind.BACKEND_UNAVAILABLE,
                     what + ": the sandbox container is gone (" + brief(e) + ")", e);
         }
@@ -106,6 +106,20 @@ final class DockerErrors {
     static boolean containerGone(Throwable e) {
         for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
             if (t instanceof NotFoundException || t instanceof ConflictException) {
+                return true;
+            }
+        }
+        return noSuchContainer(e);
+    }
+
+    /**
+     * Whether the engine said the container does not exist: Docker with a 404, Podman 4.3 also with a 500
+     * "no such container" (inspect of a removed container).
+     */
+    static boolean noSuchContainer(Throwable e) {
+        for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof NotFoundException || (t instanceof DockerException && t.getMessage() != null
+                    && t.getMessage().contains("no such container"))) {
                 return true;
             }
         }
