@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Assumptions;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.spi.SandboxProvider;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -16,6 +18,37 @@ import java.util.Set;
  * leaves behind.
  */
 public interface SandboxFixture {
+    /**
+     * The whole wiring of a backend whose provider needs nothing more: its sandboxes, its declared features, no leak
+     * check, no network override. A third-party backend's conformance test is then
+     * <pre>{@code
+     * class MyBackendConformanceTest implements SandboxConformance {
+     *     public SandboxFixture fixture() {
+     *         return SandboxFixture.of(new MyBackendProvider());
+     *     }
+     * }}</pre>
+     * and overrides {@link #leaks()} or {@link #egressForTests} on its own fixture when it has them.
+     */
+    static SandboxFixture of(SandboxProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        return new SandboxFixture() {
+            @Override
+            public Sandbox open(SandboxSpec spec) {
+                return provider.open(spec);
+            }
+
+            @Override
+            public Set<Feature> features() {
+                return provider.features();
+            }
+
+            @Override
+            public String toString() {
+                return "SandboxFixture.of(" + provider.name() + ")";
+            }
+        };
+    }
+
     /** Opens a fresh sandbox with this spec. */
     Sandbox open(SandboxSpec spec);
 
