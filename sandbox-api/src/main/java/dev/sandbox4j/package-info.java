@@ -8,5 +8,9 @@
  * how long), and {@link dev.sandbox4j.OutputListener}s are called on the backend's own threads. Flow: a request is
  * checked and defaulted here (values validate themselves), then handed to the backend a
  * {@link dev.sandbox4j.spi.SandboxProvider} opened. No dependencies: a test keeps it so.
+ *
+ * <p>{@link dev.sandbox4j.FileSystem} shares its simple name with {@code java.nio.file.FileSystem}. Code rarely needs
+ * both; where it does, import this one and name the other in full, or hold the sandbox's as
+ * {@code var files = sandbox.files()}.
  */
 package dev.sandbox4j;
