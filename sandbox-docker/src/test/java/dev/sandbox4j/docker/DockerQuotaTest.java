@@ -10,7 +10,7 @@ import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
-import java.nio.charset.StandardCharsets;
+import dev.sandbox4j.testing.Checks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,15 +43,6 @@ class DockerQuotaTest {
 
     private static ExecResult sh(Sandbox s, String cmd) {
         return s.shell().run(ExecRequest.shell(cmd).withTimeout(Duration.ofSeconds(120)));
-    }
-
-    /** Available bytes and free inodes of the file system holding {@code dir}, as statvfs reports them. */
-    private static long[] free(Path dir) throws Exception {
-        Process p = new ProcessBuilder("stat", "-f", "-c", "%a %S %f %d", dir.toString()).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        assertThat(p.waitFor()).isZero();
-        String[] f = out.split(" ");
-        return new long[] {Long.parseLong(f[0]) * Long.parseLong(f[1]), Long.parseLong(f[3])};
     }
 
     @Test
@@ -97,7 +88,7 @@ class DockerQuotaTest {
                 .limits(ResourceLimits.DEFAULTS.withWorkspaceQuota(32 * MIB, 1000).withTmpBytes(16 * MIB)).build())) {
             // the volumes are mounted before measuring
             assertThat(s.shell().run(ExecRequest.shell("cat").withStdin("warm")).stdout()).isEqualTo("warm");
-            long[] before = free(dockerRoot);
+            long[] before = Checks.freeBytesAndInodes(dockerRoot);
             ExecResult bytes = sh(s, "dd if=/dev/zero of=big bs=1M count=512 2>&1; wc -c < big");
             assertThat(bytes.stdout()).as(bytes.toString()).contains("No space left on device");
             assertThat(Long.parseLong(bytes.stdout().replaceAll("(?s).*\\n(\\d+)\\s*$", "$1")))
@@ -111,7 +102,7 @@ class DockerQuotaTest {
                     + "dd if=/dev/zero of=/var/sandbox4j/bin/fill bs=1M count=1 2>&1");
             assertThat(run.stdout()).as("the agent's volume is root's: " + run).contains("Permission denied")
                     .doesNotContain("copied");
-            long[] after = free(dockerRoot);
+            long[] after = Checks.freeBytesAndInodes(dockerRoot);
             System.out.printf("[quota] engine fs of %s: available %d -> %d bytes, free inodes %d -> %d%n", dockerRoot,
                     before[0], after[0], before[1], after[1]);
             assertThat(before[0] - after[0]).as("engine disk bytes used while the workspace filled").isLessThan(4 * MIB);

@@ -70,7 +70,8 @@ final class LocalSandbox implements Sandbox {
     static final String OWNER = ProcessHandle.current().pid() + "-";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<LocalSandbox> OPEN = ConcurrentHashMap.newKeySet();
-    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+    /** Lifetimes, deferred closes and the quota helper's answer timeout: one daemon thread for all sandboxes. */
+    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sandbox4j-local-timer");
         t.setDaemon(true);
         return t;
@@ -623,6 +624,9 @@ final class LocalSandbox implements Sandbox {
         shell.setBaseEnv(AgentEgress.env());
     }
 
+    private static final java.util.regex.Pattern CHILD_PID =
+            java.util.regex.Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)");
+
     /**
      * Mounts the quota's tmpfs on the running jail's /workspace (not root: see {@link WorkspaceQuota#holdInJail}),
      * before any command or file of the caller; the file API's paths point at it from then on.
@@ -630,7 +634,7 @@ final class LocalSandbox implements Sandbox {
     private void holdWorkspace(Path agent, ResourceLimits limits) throws IOException {
         // written by bwrap itself on --info-fd before it ran the agent, which has said READY
         String info = Files.readString(ctl.resolve("info"));
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)").matcher(info);
+        java.util.regex.Matcher m = CHILD_PID.matcher(info);
         if (!m.find()) {
             throw new IOException("bwrap did not report its child's pid");
         }

@@ -154,14 +154,9 @@ final class WorkspaceQuota {
 
     /** The helper's first line (at most 1000 bytes), or all it said before it exited; kills it after the timeout. */
     private static String firstLine(Process p, long timeoutMs) throws IOException {
-        java.util.concurrent.ScheduledExecutorService killer =
-                java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                    Thread t = new Thread(r, "sandbox4j-workspace-holder-timeout");
-                    t.setDaemon(true);
-                    return t;
-                });
+        java.util.concurrent.ScheduledFuture<?> kill = LocalSandbox.TIMER.schedule(p::destroyForcibly, timeoutMs,
+                TimeUnit.MILLISECONDS);
         try {
-            killer.schedule(p::destroyForcibly, timeoutMs, TimeUnit.MILLISECONDS);
             java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
             java.io.InputStream in = p.getInputStream();
             int b;
@@ -170,7 +165,7 @@ final class WorkspaceQuota {
             }
             return line.toString(StandardCharsets.UTF_8).strip();
         } finally {
-            killer.shutdownNow();
+            kill.cancel(false);
         }
     }
 

@@ -11,8 +11,8 @@ import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.testing.Checks;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,15 +36,6 @@ class WorkspaceQuotaTest {
 
     private static ExecResult sh(Sandbox s, String cmd) {
         return s.shell().run(ExecRequest.shell(cmd).withTimeout(Duration.ofSeconds(120)));
-    }
-
-    /** Available bytes and free inodes of the file system holding {@code dir}, as statvfs reports them. */
-    private static long[] free(Path dir) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("stat", "-f", "-c", "%a %S %f %d", dir.toString()).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        assertThat(p.waitFor()).isZero();
-        String[] f = out.split(" ");
-        return new long[] {Long.parseLong(f[0]) * Long.parseLong(f[1]), Long.parseLong(f[3])};
     }
 
     @Test
@@ -107,7 +98,7 @@ class WorkspaceQuotaTest {
                 assertThat(WorkspaceQuota.isMountPoint(hostWorkspace.getParent())).isFalse();
             }
             Path hostTmp = LocalOptions.defaults().tempDir();
-            long[] before = free(hostTmp);
+            long[] before = Checks.freeBytesAndInodes(hostTmp);
             ExecResult bytes = sh(s, "dd if=/dev/zero of=big bs=1M count=512 2>&1; wc -c < big");
             assertThat(bytes.stdout()).contains("No space left on device");
             ExecResult inodes = sh(s, "mkdir d && i=0; while [ $i -lt 5000 ] && true > d/f$i; do i=$((i+1)); done 2>&1;"
@@ -115,7 +106,7 @@ class WorkspaceQuotaTest {
             assertThat(inodes.stdout()).as(inodes.toString()).contains("No space left on device");
             int made = Integer.parseInt(inodes.stdout().replaceAll("(?s).*made=(\\d+).*", "$1"));
             assertThat(made).isLessThan(1000);
-            long[] after = free(hostTmp);
+            long[] after = Checks.freeBytesAndInodes(hostTmp);
             System.out.printf("[quota] host fs of %s: available %d -> %d bytes, free inodes %d -> %d%n", hostTmp,
                     before[0], after[0], before[1], after[1]);
             assertThat(before[0] - after[0]).as("host bytes used while the workspace filled").isLessThan(16 * MIB);

@@ -29,6 +29,19 @@ public final class Checks {
     private Checks() {
     }
 
+    /**
+     * Available bytes and free inodes of the host file system holding {@code dir}, as statvfs reports them (through
+     * {@code stat -f}: Java's FileStore has no inode count), for a backend's own test that its quota keeps the host's
+     * disk still.
+     */
+    public static long[] freeBytesAndInodes(java.nio.file.Path dir) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("stat", "-f", "-c", "%a %S %f %d", dir.toString()).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor()).as("stat -f %s: %s", dir, out).isZero();
+        String[] f = out.split(" ");
+        return new long[] {Long.parseLong(f[0]) * Long.parseLong(f[1]), Long.parseLong(f[3])};
+    }
+
     /** Asserts the call fails with a {@link SandboxException} of this kind, and returns it for more checks. */
     public static SandboxException expectError(ErrorKind kind, ThrowingCallable call) {
         return expectError(List.of(kind), call);
