@@ -23,6 +23,7 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.CloseOnce;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.core.BytePipe;
@@ -82,7 +83,7 @@ final class DockerSandbox implements Sandbox {
     volatile String containerId;
     final String workspaceVolume;
     final String runVolume;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CloseOnce closing = new CloseOnce();
     /** The interpreter of each language the probe found under the fixed PATH. */
     private Map<Language, String> interpreters = Map.of();
     private final BytePipe toAgent = new BytePipe(1 << 20);
@@ -378,7 +379,7 @@ final class DockerSandbox implements Sandbox {
 
     /** The agent's channel ended while the sandbox was open: the container stopped or the engine went away. */
     private void agentEnded(String why) {
-        if (closed.get() || !channel.isReady()) {
+        if (closing.isClosed() || !channel.isReady()) {
             return;
         }
         // at once: a call racing this one (its spawn failed on the ended channel) must see the sandbox as gone
@@ -653,7 +654,7 @@ final class DockerSandbox implements Sandbox {
      * or null when the sandbox's container is still running.
      */
     String killedFromOutside() {
-        if (closed.get()) {
+        if (closing.isClosed()) {
             return "the sandbox was closed";
         }
         try {
@@ -668,7 +669,7 @@ final class DockerSandbox implements Sandbox {
             if (DockerErrors.noSuchContainer(e)) {
                 return "the sandbox's container is gone";
             }
-            return closed.get() ? "the sandbox was closed" : "lost the Docker engine: " + e.getMessage();
+            return closing.isClosed() ? "the sandbox was closed" : "lost the Docker engine: " + e.getMessage();
         }
     }
 
@@ -681,7 +682,7 @@ final class DockerSandbox implements Sandbox {
 
         @Override
         public boolean closed() {
-            return closed.get();
+            return closing.isClosed();
         }
 
         @Override
@@ -715,13 +716,13 @@ final class DockerSandbox implements Sandbox {
             // the container died under the sandbox: the backend failed, not the caller (open a new sandbox)
             throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + why);
         }
-        if (closed.get()) {
+        if (closing.isClosed()) {
             throw DockerErrors.closed(id);
         }
     }
 
     boolean closed() {
-        return closed.get();
+        return closing.isClosed();
     }
 
     @Override
@@ -754,14 +755,27 @@ final class DockerSandbox implements Sandbox {
 
     @Override
     public boolean isOpen() {
-        return !closed.get();
+        return !closing.isClosed();
     }
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (!closing.begin()) {
+            return; // closed, or closed by now by the thread that began it
         }
+        // an interrupt of the closing thread must not stop the removal halfway (the engine client fails fast then)
+        boolean interrupted = Thread.interrupted();
+        try {
+            closeNow();
+        } finally {
+            closing.done();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void closeNow() {
         if (expiry != null) {
             expiry.cancel(false);
         }

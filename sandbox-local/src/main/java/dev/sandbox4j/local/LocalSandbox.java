@@ -2,6 +2,7 @@ package dev.sandbox4j.local;
 
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.CloseOnce;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.CodeRequest;
@@ -100,7 +101,7 @@ final class LocalSandbox implements Sandbox {
     private final int gid;
     private final Process jail;
     private final OutputBuffer agentErr = new OutputBuffer(4000);
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private final CloseOnce closing = new CloseOnce();
     private final SandboxInfo info;
     private final FileSystem files;
     private final AgentChannel channel;
@@ -663,7 +664,7 @@ final class LocalSandbox implements Sandbox {
 
     /** The agent's channel ended while the sandbox was open (called on the channel's reader thread). */
     private void agentEnded(String why) {
-        if (closed.get()) {
+        if (closing.isClosed()) {
             return;
         }
         if (channel.isReady()) {
@@ -677,7 +678,7 @@ final class LocalSandbox implements Sandbox {
 
     /** The jail (bwrap, init or agent) is gone: mark the running commands, then close the sandbox. */
     private void jailDied(String why) {
-        if (closed.get()) {
+        if (closing.isClosed()) {
             return;
         }
         String detail = why + "; " + jailDiagnostics();
@@ -688,12 +689,12 @@ final class LocalSandbox implements Sandbox {
 
     /** True when the jail's outer process has exited while the sandbox was open; closes the sandbox then. */
     private boolean jailGone() {
-        if (!closed.get() && channel.isReady() && !jail.isAlive()) {
+        if (!closing.isClosed() && channel.isReady() && !jail.isAlive()) {
             jailDied("the sandbox's jail exited");
             return true;
         }
         Process holder = quotaHolder;
-        if (!closed.get() && holder != null && !holder.isAlive()) {
+        if (!closing.isClosed() && holder != null && !holder.isAlive()) {
             // checked before every file operation: the file API never follows the link of a dead helper's pid
             jailDied("the helper holding the workspace's tmpfs exited");
             return true;
@@ -710,7 +711,7 @@ final class LocalSandbox implements Sandbox {
 
         @Override
         public boolean closed() {
-            return closed.get();
+            return closing.isClosed();
         }
 
         @Override
@@ -789,18 +790,18 @@ final class LocalSandbox implements Sandbox {
 
     @Override
     public boolean isOpen() {
-        if (closed.get()) {
+        if (closing.isClosed()) {
             return false;
         }
         jailGone();
-        return !closed.get();
+        return !closing.isClosed();
     }
 
     private void checkOpen() {
-        if (!closed.get()) {
+        if (!closing.isClosed()) {
             jailGone();
         }
-        if (closed.get()) {
+        if (closing.isClosed()) {
             String why = deathDetail;
             throw LocalErrors.error(ErrorKind.CLOSED, "sandbox " + id + " is closed"
                     + (why == null ? "" : ": " + why));
@@ -841,9 +842,17 @@ final class LocalSandbox implements Sandbox {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
+        if (!closing.begin()) {
+            return; // closed, or closed by now by the thread that began it
         }
+        try {
+            closeNow();
+        } finally {
+            closing.done();
+        }
+    }
+
+    private void closeNow() {
         OPEN.remove(this);
         ScheduledFuture<?> t = lifetimeTask;
         if (t != null) {

@@ -17,7 +17,14 @@ import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Truncation;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -500,6 +507,41 @@ public interface ShellContract extends ConformanceSupport {
         }
         assertThat(Checks.await(() -> !h.isAlive(), Duration.ofSeconds(5))).as("killed by the sandbox's close")
                 .isTrue();
+    }
+
+    /**
+     * A sandbox is closed from several threads at once in real apps (the user's, a pool's, the lifetime timer's): each
+     * {@code close()} returns only once the sandbox is closed, never while another thread's close is still underway.
+     */
+    @Test
+    @Requires({Feature.SHELL, Feature.BACKGROUND_PROCESSES})
+    default void close_fromSeveralThreadsAtOnce_eachReturnsOnceClosed() throws Exception {
+        int threads = 4;
+        for (int round = 0; round < 3; round++) {
+            Sandbox sandbox = fixture().open(SandboxSpec.defaults());
+            ExecHandle h = sandbox.shell().start(ExecRequest.shell("sleep 30"));
+            CyclicBarrier go = new CyclicBarrier(threads);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<String>> seen = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    seen.add(pool.submit(() -> {
+                        go.await();
+                        sandbox.close();
+                        return "open " + sandbox.isOpen() + ", command alive " + h.isAlive() + ", result "
+                                + h.await(Duration.ZERO).map(r -> r.status().toString()).orElse("none");
+                    }));
+                }
+                for (var f : seen) {
+                    assertThat(f.get(60, TimeUnit.SECONDS)).as("round " + round)
+                            .startsWith("open false, command alive false, result ")
+                            .doesNotEndWith("result none");
+                }
+            } finally {
+                pool.shutdownNow();
+                sandbox.close();
+            }
+        }
     }
 
     @Test
