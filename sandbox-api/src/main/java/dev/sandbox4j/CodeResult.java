@@ -1,6 +1,7 @@
 package dev.sandbox4j;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -15,7 +16,7 @@ import java.util.Objects;
  * @param png      a PNG of the matplotlib figure the run left open (a Python {@link CodeContext}'s runs, when
  *                 matplotlib is importable there), or null
  */
-public record CodeResult(CodeStatus status, Language language, ExecResult exec, String text, byte[] png) {
+public record CodeResult(Status status, Language language, ExecResult exec, String text, byte[] png) {
     public CodeResult {
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(language, "language");
@@ -25,7 +26,7 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec, 
     }
 
     /** A result without a value or figure (a one-off {@link CodeRunner#run}). */
-    public CodeResult(CodeStatus status, Language language, ExecResult exec) {
+    public CodeResult(Status status, Language language, ExecResult exec) {
         this(status, language, exec, "", null);
     }
 
@@ -40,17 +41,17 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec, 
         return png != null;
     }
 
-    /** A run whose interpreter could not be started ({@link CodeStatus#ERROR_SETUP}); {@code exec} says why. */
+    /** A run whose interpreter could not be started ({@link Status#ERROR_SETUP}); {@code exec} says why. */
     public static CodeResult setupError(Language language, ExecResult exec) {
-        return new CodeResult(CodeStatus.ERROR_SETUP, language, exec);
+        return new CodeResult(Status.ERROR_SETUP, language, exec);
     }
 
     /** Maps a finished interpreter process to a code status: exit 0 completed, timeout, anything else a runtime error. */
     public static CodeResult of(Language language, ExecResult exec) {
-        CodeStatus status = switch (exec.status()) {
-            case TIMEOUT -> CodeStatus.TIMEOUT;
-            case KILLED -> CodeStatus.ERROR_RUNTIME;
-            case COMPLETED -> exec.exitCode() == 0 ? CodeStatus.COMPLETED : CodeStatus.ERROR_RUNTIME;
+        Status status = switch (exec.status()) {
+            case TIMEOUT -> Status.TIMEOUT;
+            case KILLED -> Status.ERROR_RUNTIME;
+            case COMPLETED -> exec.exitCode() == 0 ? Status.COMPLETED : Status.ERROR_RUNTIME;
         };
         return new CodeResult(status, language, exec);
     }
@@ -72,7 +73,7 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec, 
     }
 
     public boolean isSuccess() {
-        return status == CodeStatus.COMPLETED;
+        return status == Status.COMPLETED;
     }
 
     @Override
@@ -90,5 +91,22 @@ public record CodeResult(CodeStatus status, Language language, ExecResult exec, 
     public String toString() {
         return "CodeResult[status=" + status + ", language=" + language + ", exec=" + exec + ", text=" + text
                 + ", png=" + (png == null ? "none" : png.length + " bytes") + "]";
+    }
+
+    /** How a code snippet ended, in the terms agent tool surfaces use. */
+    public enum Status {
+        /** The program ran and exited 0. */
+        COMPLETED,
+        /** The program ran past its timeout and was killed. */
+        TIMEOUT,
+        /** The program ran and failed: a non-zero exit, an uncaught exception, a syntax error, a kill by a limit. */
+        ERROR_RUNTIME,
+        /** The program could not be started: the interpreter is missing or broken. */
+        ERROR_SETUP;
+
+        /** The stable lower-case wire code, such as {@code error_runtime}. */
+        public String code() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 }

@@ -7,7 +7,7 @@ import java.util.Set;
 /**
  * Runs code snippets in the sandbox's interpreters, with the workspace as the working directory.
  *
- * <p>Errors in the code are results ({@link CodeStatus#ERROR_RUNTIME}), not exceptions. A language the sandbox
+ * <p>Errors in the code are results ({@link CodeResult.Status#ERROR_RUNTIME}), not exceptions. A language the sandbox
  * cannot run fails with {@link ErrorKind#UNSUPPORTED_LANGUAGE}, whose message lists the languages it can.
  */
 public interface CodeRunner {

@@ -29,7 +29,7 @@ public enum ErrorKind {
     INVALID_ARGUMENT(false),
     /** The sandbox refuses the operation: a symbolic link it will not follow, a special file, file permissions. */
     PERMISSION_DENIED(false),
-    /** The content exceeds a limit (read cap, file size limit, disk quota). */
+    /** The content or request exceeds a limit (read cap, file size limit, disk quota, watches per sandbox). */
     TOO_LARGE(false),
     /**
      * The workspace is full: its byte or file quota ({@link ResourceLimits#workspaceBytes()},

@@ -35,6 +35,8 @@ public enum Feature {
      * ({@link ErrorKind#NO_SPACE_LEFT}).
      */
     WORKSPACE_QUOTA,
+    /** {@link FileSystem#watch} records changes, those commands make included ({@link FileWatch}). */
+    FILE_WATCH,
     /** The workspace holds symbolic links (created by commands); the file API never follows them out. */
     SYMLINKS,
     /** Files carry POSIX permission bits, reported by {@link FileSystem#stat}. */

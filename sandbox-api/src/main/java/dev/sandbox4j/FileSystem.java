@@ -211,4 +211,25 @@ public interface FileSystem {
      * ({@link EditResult#applied()} false). Fails exactly where {@link #edit} would.
      */
     EditResult previewEdit(String path, List<Edit> edits);
+
+    /**
+     * Starts recording the changes under {@code path} (a directory, or one file), made by anything in the sandbox;
+     * read them with {@link FileWatch#poll}. Fails {@link ErrorKind#NOT_FOUND} when the path does not exist,
+     * {@link ErrorKind#INVALID_ARGUMENT} for a malformed glob, {@link ErrorKind#TOO_LARGE} past the
+     * sandbox's watches, and {@link ErrorKind#UNSUPPORTED} on a backend without {@link Feature#FILE_WATCH}.
+     */
+    FileWatch watch(String path, FileWatch.Options options);
+
+    /** Watches with {@link FileWatch.Options#defaults()}: recursive, every path, writes debounced by 100 ms. */
+    default FileWatch watch(String path) {
+        return watch(path, FileWatch.Options.defaults());
+    }
+
+    /**
+     * Waits up to {@code timeout} for one change of {@code kind} to {@code path}, which need not exist yet (its
+     * nearest existing directory is watched); empty when none came. {@link FileWatch.Kind#CREATE} answers at once,
+     * with an event numbered 0, when the path already exists, and {@link FileWatch.Kind#REMOVE} when it does not:
+     * the state waited for is there.
+     */
+    java.util.Optional<FileWatch.Event> waitFor(String path, FileWatch.Kind kind, java.time.Duration timeout);
 }

@@ -53,13 +53,13 @@ class ErrorModelTest {
 
     @Test
     void codeResult_mapsExecOutcomesToAgentStatuses() {
-        assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(0, "", "")).status()).isEqualTo(CodeStatus.COMPLETED);
+        assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(0, "", "")).status()).isEqualTo(CodeResult.Status.COMPLETED);
         assertThat(CodeResult.of(Language.PYTHON, ExecResult.of(1, "", "")).status())
-                .isEqualTo(CodeStatus.ERROR_RUNTIME);
+                .isEqualTo(CodeResult.Status.ERROR_RUNTIME);
         ExecResult timedOut = ExecResult.of(ExecStatus.TIMEOUT, 137, "", "").withDuration(Duration.ofSeconds(1))
                 .withDetail("timed out after 1 s");
-        assertThat(CodeResult.of(Language.PYTHON, timedOut).status()).isEqualTo(CodeStatus.TIMEOUT);
-        assertThat(CodeStatus.ERROR_SETUP.code()).isEqualTo("error_setup");
+        assertThat(CodeResult.of(Language.PYTHON, timedOut).status()).isEqualTo(CodeResult.Status.TIMEOUT);
+        assertThat(CodeResult.Status.ERROR_SETUP.code()).isEqualTo("error_setup");
     }
 
     @Test

@@ -3,7 +3,6 @@ package dev.sandbox4j.core;
 import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
@@ -334,10 +333,10 @@ final class AgentCodeContexts {
                 if (!note.isEmpty()) {
                     detail = detail.isEmpty() ? note : note + "; " + detail;
                 }
-                CodeStatus codeStatus = status == ExecStatus.TIMEOUT ? CodeStatus.TIMEOUT
-                        : "completed".equals(reported) ? CodeStatus.COMPLETED
-                        : "interrupted".equals(reported) ? CodeStatus.TIMEOUT : CodeStatus.ERROR_RUNTIME;
-                if (codeStatus == CodeStatus.TIMEOUT && status != ExecStatus.TIMEOUT) {
+                CodeResult.Status codeStatus = status == ExecStatus.TIMEOUT ? CodeResult.Status.TIMEOUT
+                        : "completed".equals(reported) ? CodeResult.Status.COMPLETED
+                        : "interrupted".equals(reported) ? CodeResult.Status.TIMEOUT : CodeResult.Status.ERROR_RUNTIME;
+                if (codeStatus == CodeResult.Status.TIMEOUT && status != ExecStatus.TIMEOUT) {
                     // the driver stopped the run at the timeout it was given before the host's deadline came
                     status = ExecStatus.TIMEOUT;
                     detail = "timed out after " + timeout.toMillis() + " ms; the run was interrupted and the context"

@@ -4,7 +4,10 @@ import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileWatch;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The named variants of {@link FileSystem}'s operations ({@code listVisible}, {@code moveReplacing},
@@ -12,7 +15,39 @@ import java.util.List;
  * once, with the variant as a parameter, and every backend maps the names the same way.
  */
 public abstract class WorkspaceBase implements FileSystem {
+    private volatile WatchHub watches;
+
     protected WorkspaceBase() {
+    }
+
+    /** Makes {@link #watch} and {@link #waitFor} work, over {@code source}'s raw changes; returns the hub. */
+    public final WatchHub enableWatches(WatchHub.Source source) {
+        WatchHub hub = new WatchHub(source, this);
+        watches = hub;
+        return hub;
+    }
+
+    /** The backend's name in the error of a backend without watches. */
+    protected String backendName() {
+        return getClass().getSimpleName();
+    }
+
+    private WatchHub watches() {
+        WatchHub hub = watches;
+        if (hub == null) {
+            throw WatchHub.unsupported(backendName());
+        }
+        return hub;
+    }
+
+    @Override
+    public final FileWatch watch(String path, FileWatch.Options options) {
+        return watches().watch(path, options);
+    }
+
+    @Override
+    public final Optional<FileWatch.Event> waitFor(String path, FileWatch.Kind kind, Duration timeout) {
+        return watches().waitFor(path, kind, timeout);
     }
 
     /** Lists {@code path} down to {@code depth} levels, with dot files or without. */

@@ -8,7 +8,6 @@ import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;

@@ -39,7 +39,7 @@ class SandboxMcpServerTest {
                     // each run adds its number to the context's total and returns it as the value
                     long total = (Long) state.getOrDefault("total", 0L) + Long.parseLong(req.code().trim());
                     state.put("total", total);
-                    return new dev.sandbox4j.CodeResult(dev.sandbox4j.CodeStatus.COMPLETED, req.language(),
+                    return new dev.sandbox4j.CodeResult(dev.sandbox4j.CodeResult.Status.COMPLETED, req.language(),
                             ExecResult.of(0, "", ""), Long.toString(total), null);
                 })
                 .onCommand("pytest -q", ExecResult.of(0, "3 passed\n", ""))

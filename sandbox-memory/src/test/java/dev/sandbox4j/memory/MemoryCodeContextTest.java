@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Language;
@@ -20,20 +19,20 @@ class MemoryCodeContextTest {
     private static CodeResult toy(Map<String, Object> state, CodeRequest request) {
         String code = request.code().trim();
         if (code.startsWith("print ")) {
-            return new CodeResult(CodeStatus.COMPLETED, request.language(), ExecResult.of(0, code.substring(6) + "\n",
+            return new CodeResult(CodeResult.Status.COMPLETED, request.language(), ExecResult.of(0, code.substring(6) + "\n",
                     ""));
         }
         int eq = code.indexOf('=');
         if (eq > 0) {
             state.put(code.substring(0, eq).trim(), code.substring(eq + 1).trim());
-            return new CodeResult(CodeStatus.COMPLETED, request.language(), ExecResult.of(0, "", ""));
+            return new CodeResult(CodeResult.Status.COMPLETED, request.language(), ExecResult.of(0, "", ""));
         }
         Object value = state.get(code);
         if (value == null) {
-            return new CodeResult(CodeStatus.ERROR_RUNTIME, request.language(),
+            return new CodeResult(CodeResult.Status.ERROR_RUNTIME, request.language(),
                     ExecResult.of(1, "", "NameError: name '" + code + "' is not defined\n"));
         }
-        return new CodeResult(CodeStatus.COMPLETED, request.language(), ExecResult.of(0, "", ""), value.toString(),
+        return new CodeResult(CodeResult.Status.COMPLETED, request.language(), ExecResult.of(0, "", ""), value.toString(),
                 null);
     }
 
@@ -54,7 +53,7 @@ class MemoryCodeContextTest {
             a.run("x = 41");
             assertThat(a.run("x").text()).isEqualTo("41");
             CodeResult inB = b.run("x");
-            assertThat(inB.status()).isEqualTo(CodeStatus.ERROR_RUNTIME);
+            assertThat(inB.status()).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
             assertThat(inB.stderr()).contains("NameError");
             assertThat(sandbox.codeRuns()).extracting(CodeRequest::code).containsExactly("x = 41", "x", "x");
         }

@@ -3,7 +3,7 @@ package dev.sandbox4j.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sandbox4j.CodeStatus;
+import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
@@ -111,8 +111,8 @@ class MemorySandboxTest {
                 ? ExecResult.of(1, "", "Traceback...\n") : ExecResult.of(0, "42\n", ""));
 
         assertThat(sandbox.code().languages()).containsExactly(Language.PYTHON);
-        assertThat(sandbox.code().run(Language.PYTHON, "print(6*7)").status()).isEqualTo(CodeStatus.COMPLETED);
-        assertThat(sandbox.code().run("py", "raise X").status()).isEqualTo(CodeStatus.ERROR_RUNTIME);
+        assertThat(sandbox.code().run(Language.PYTHON, "print(6*7)").status()).isEqualTo(CodeResult.Status.COMPLETED);
+        assertThat(sandbox.code().run("py", "raise X").status()).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
         assertThat(sandbox.codeRuns()).hasSize(2);
         assertThatThrownBy(() -> sandbox.code().run(Language.JAVASCRIPT, "1"))
                 .isInstanceOfSatisfying(SandboxException.class, e -> {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Feature;
@@ -61,7 +60,7 @@ public interface CodeContextContract extends ConformanceSupport {
     private static CodeResult completed(CodeContext c, String code) {
         CodeResult r = c.run(code);
         assertThat(r.status()).as("%s `%s`: %s %s", c.language(), code, r.stderr(), r.exec().detail())
-                .isEqualTo(CodeStatus.COMPLETED);
+                .isEqualTo(CodeResult.Status.COMPLETED);
         return r;
     }
 
@@ -107,7 +106,7 @@ public interface CodeContextContract extends ConformanceSupport {
             completed(a, "x = 41");
             assertThat(completed(a, "x + 1").text()).as("state kept").isEqualTo("42");
             CodeResult inB = b.run("x");
-            assertThat(inB.status()).as("x is not set in another context").isEqualTo(CodeStatus.ERROR_RUNTIME);
+            assertThat(inB.status()).as("x is not set in another context").isEqualTo(CodeResult.Status.ERROR_RUNTIME);
             assertThat(inB.stderr()).contains("NameError");
             completed(b, "x = 7");
             assertThat(completed(a, "x").text()).isEqualTo("41");
@@ -153,7 +152,7 @@ public interface CodeContextContract extends ConformanceSupport {
             try (CodeContext c = sandbox.code().createContext(language)) {
                 completed(c, s.setX());
                 CodeResult r = c.run(s.runtimeError());
-                assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.ERROR_RUNTIME);
+                assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
                 assertThat(r.stderr()).as(language.id()).contains(s.errorName());
                 assertThat(r.exitCode()).isNotZero();
                 assertThat(completed(c, s.readX()).text()).as(language.id()).isEqualTo("41");
@@ -172,7 +171,7 @@ public interface CodeContextContract extends ConformanceSupport {
                 CodeResult r = c.run(s.endless(), Duration.ofSeconds(1));
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).as(language.id())
                         .isLessThan(Duration.ofSeconds(10));
-                assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.TIMEOUT);
+                assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.TIMEOUT);
                 assertThat(r.exec().status()).isEqualTo(ExecStatus.TIMEOUT);
                 assertThat(r.exec().detail()).as(language.id()).contains("timed out after 1000 ms")
                         .contains("kept its state");
@@ -189,11 +188,11 @@ public interface CodeContextContract extends ConformanceSupport {
             completed(c, "x = 41");
             CodeResult r = c.run("import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\ntime.sleep(60)",
                     Duration.ofSeconds(1));
-            assertThat(r.status()).isEqualTo(CodeStatus.TIMEOUT);
+            assertThat(r.status()).isEqualTo(CodeResult.Status.TIMEOUT);
             assertThat(r.exec().detail()).contains("timed out after 1000 ms").contains("restarted")
                     .contains("state is lost");
             CodeResult after = c.run("x");
-            assertThat(after.status()).as("the restarted context is empty").isEqualTo(CodeStatus.ERROR_RUNTIME);
+            assertThat(after.status()).as("the restarted context is empty").isEqualTo(CodeResult.Status.ERROR_RUNTIME);
             assertThat(after.stderr()).contains("NameError");
             assertThat(completed(c, "1 + 1").text()).isEqualTo("2");
         }
@@ -207,12 +206,12 @@ public interface CodeContextContract extends ConformanceSupport {
             try (CodeContext c = sandbox.code().createContext(language)) {
                 completed(c, s.setX());
                 CodeResult r = c.run(s.exitInterpreter());
-                assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.ERROR_RUNTIME);
+                assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
                 assertThat(r.exec().detail()).as(language.id()).contains("exited").contains("restarted");
                 CodeResult after = c.run(s.readX());
                 assertThat(after.status()).as("%s: the restarted context is empty", language)
-                        .isEqualTo(CodeStatus.ERROR_RUNTIME);
-                assertThat(completed(c, s.setX()).status()).isEqualTo(CodeStatus.COMPLETED);
+                        .isEqualTo(CodeResult.Status.ERROR_RUNTIME);
+                assertThat(completed(c, s.setX()).status()).isEqualTo(CodeResult.Status.COMPLETED);
             }
         }
     }
@@ -228,7 +227,7 @@ public interface CodeContextContract extends ConformanceSupport {
                 completed(a, s.setX());
                 CodeResult inB = b.run(s.readX());
                 assertThat(inB.status()).as("%s: x set in another context", language)
-                        .isEqualTo(CodeStatus.ERROR_RUNTIME);
+                        .isEqualTo(CodeResult.Status.ERROR_RUNTIME);
                 completed(b, s.setX().replace("41", "7"));
                 assertThat(completed(a, s.readX()).text()).isEqualTo("41");
                 assertThat(completed(b, s.readX()).text()).isEqualTo("7");
@@ -243,7 +242,7 @@ public interface CodeContextContract extends ConformanceSupport {
             try (CodeContext c = sandbox.code().createContext(language)) {
                 CodeResult r = c.run(CodeRequest.of(language, CONTEXT_SNIPPETS.get(language).printLots())
                         .withOutputLimit(1000));
-                assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.COMPLETED);
+                assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.COMPLETED);
                 assertThat(r.exec().stdoutTruncation().totalBytes()).as(language.id()).isEqualTo(100_001);
                 assertThat(r.exec().stdoutTruncation().truncated()).isTrue();
                 assertThat(r.stdout().length()).isLessThan(2200);
@@ -296,7 +295,7 @@ public interface CodeContextContract extends ConformanceSupport {
                 CodeResult r = c.run(code, Duration.ofSeconds(20));
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the host did not wait for the run")
                         .isLessThan(Duration.ofSeconds(15));
-                assertThat(r.status()).as(code).isEqualTo(CodeStatus.ERROR_RUNTIME);
+                assertThat(r.status()).as(code).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
                 assertThat(r.exec().detail()).as(code).contains("frame").contains("restarted");
                 assertThat(r.stdout().length()).isLessThan(100);
                 CodeResult after = c.run("x");
@@ -313,7 +312,7 @@ public interface CodeContextContract extends ConformanceSupport {
         try (CodeContext c = sandbox.code().createContext(Language.JAVASCRIPT)) {
             completed(c, "var x = 41");
             CodeResult r = c.run("new Promise(() => {})", Duration.ofSeconds(1));
-            assertThat(r.status()).isEqualTo(CodeStatus.TIMEOUT);
+            assertThat(r.status()).isEqualTo(CodeResult.Status.TIMEOUT);
             assertThat(r.exec().detail()).contains("kept its state");
             assertThat(completed(c, "Promise.resolve(x + 1)").text()).as("an awaited value").isEqualTo("42");
         }

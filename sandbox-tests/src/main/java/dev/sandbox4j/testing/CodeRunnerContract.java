@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.Language;
@@ -60,7 +59,7 @@ public interface CodeRunnerContract extends ConformanceSupport {
     default void codeRun_helloWorld_completes(Sandbox sandbox) {
         for (Language language : languagesOf(sandbox)) {
             CodeResult r = sandbox.code().run(language, SNIPPETS.get(language).hello());
-            assertThat(r.status()).as("%s: %s", language, r.stderr()).isEqualTo(CodeStatus.COMPLETED);
+            assertThat(r.status()).as("%s: %s", language, r.stderr()).isEqualTo(CodeResult.Status.COMPLETED);
             assertThat(r.isSuccess()).isTrue();
             assertThat(r.language()).isEqualTo(language);
             assertThat(r.exitCode()).isZero();
@@ -84,12 +83,12 @@ public interface CodeRunnerContract extends ConformanceSupport {
     default void codeRun_runtimeError_isErrorRuntimeWithNonZeroExit(Sandbox sandbox) {
         for (Language language : languagesOf(sandbox)) {
             CodeResult r = sandbox.code().run(language, SNIPPETS.get(language).runtimeError());
-            assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.ERROR_RUNTIME);
+            assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.ERROR_RUNTIME);
             assertThat(r.exitCode()).as(language.id()).isNotZero();
             assertThat(r.stderr()).as("%s: the error is on stderr", language).contains("boom");
             CodeResult syntax = sandbox.code().run(language, SNIPPETS.get(language).syntaxError());
             assertThat(syntax.status()).as("%s: a syntax error is a runtime error", language)
-                    .isEqualTo(CodeStatus.ERROR_RUNTIME);
+                    .isEqualTo(CodeResult.Status.ERROR_RUNTIME);
         }
     }
 
@@ -102,7 +101,7 @@ public interface CodeRunnerContract extends ConformanceSupport {
             CodeResult r = sandbox.code().run(
                     CodeRequest.of(language, SNIPPETS.get(language).endless()).withTimeout(timeout));
             Duration took = Duration.ofNanos(System.nanoTime() - start);
-            assertThat(r.status()).as(language.id()).isEqualTo(CodeStatus.TIMEOUT);
+            assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.TIMEOUT);
             assertThat(took).as("%s returned within timeout + 2 s", language)
                     .isLessThan(timeout.plus(ShellContract.TIMEOUT_SLACK));
         }
@@ -114,7 +113,7 @@ public interface CodeRunnerContract extends ConformanceSupport {
         for (Language language : languagesOf(sandbox)) {
             CodeResult r = sandbox.code().run(
                     CodeRequest.of(language, SNIPPETS.get(language).upperStdin()).withStdin("abc\ndef\n"));
-            assertThat(r.status()).as("%s: %s", language, r.stderr()).isEqualTo(CodeStatus.COMPLETED);
+            assertThat(r.status()).as("%s: %s", language, r.stderr()).isEqualTo(CodeResult.Status.COMPLETED);
             assertThat(r.stdout()).as(language.id()).isEqualTo("ABC\nDEF\n");
         }
     }
@@ -132,7 +131,7 @@ public interface CodeRunnerContract extends ConformanceSupport {
             code.append(s.hello()).append('\n');
             CodeResult r = sandbox.code().run(language, code.toString());
             assertThat(r.status()).as("%s: code never goes through argv: %s", language, r.stderr())
-                    .isEqualTo(CodeStatus.COMPLETED);
+                    .isEqualTo(CodeResult.Status.COMPLETED);
             assertThat(r.stdout()).isEqualTo("hello\n");
         }
     }

@@ -1,7 +1,6 @@
 package dev.sandbox4j.memory;
 
 import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.Language;
@@ -27,21 +26,21 @@ class MemoryConformanceTest implements SandboxConformance {
                 java.util.regex.Matcher set = java.util.regex.Pattern.compile("(\\w+) = (-?\\d+)").matcher(code);
                 if (set.matches()) {
                     state.put(set.group(1), Long.parseLong(set.group(2)));
-                    return new CodeResult(CodeStatus.COMPLETED, Language.PYTHON, ExecResult.of(0, "", ""));
+                    return new CodeResult(CodeResult.Status.COMPLETED, Language.PYTHON, ExecResult.of(0, "", ""));
                 }
                 java.util.regex.Matcher get = java.util.regex.Pattern.compile("(\\w+)(?: \\+ (-?\\d+))?")
                         .matcher(code);
                 if (!get.matches()) {
-                    return new CodeResult(CodeStatus.ERROR_RUNTIME, Language.PYTHON,
+                    return new CodeResult(CodeResult.Status.ERROR_RUNTIME, Language.PYTHON,
                             ExecResult.of(1, "", "SyntaxError: not scripted: " + code + "\n"));
                 }
                 Object value = state.get(get.group(1));
                 if (value == null) {
-                    return new CodeResult(CodeStatus.ERROR_RUNTIME, Language.PYTHON,
+                    return new CodeResult(CodeResult.Status.ERROR_RUNTIME, Language.PYTHON,
                             ExecResult.of(1, "", "NameError: name '" + get.group(1) + "' is not defined\n"));
                 }
                 long result = (Long) value + (get.group(2) == null ? 0 : Long.parseLong(get.group(2)));
-                return new CodeResult(CodeStatus.COMPLETED, Language.PYTHON, ExecResult.of(0, "", ""),
+                return new CodeResult(CodeResult.Status.COMPLETED, Language.PYTHON, ExecResult.of(0, "", ""),
                         Long.toString(result), null);
             });
         }

@@ -3,7 +3,6 @@ package dev.sandbox4j.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeStatus;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.memory.MemorySandbox;
@@ -26,12 +25,12 @@ class CodeContextToolsTest {
                 .onContextCode(Language.PYTHON, (state, r) -> {
                     // "N" adds N to a running total and returns it; "png" returns a figure
                     if (r.code().equals("png")) {
-                        return new CodeResult(CodeStatus.COMPLETED, r.language(), ExecResult.of(0, "", ""), "",
+                        return new CodeResult(CodeResult.Status.COMPLETED, r.language(), ExecResult.of(0, "", ""), "",
                                 new byte[] {(byte) 0x89, 'P', 'N', 'G'});
                     }
                     long total = (Long) state.getOrDefault("total", 0L) + Long.parseLong(r.code());
                     state.put("total", total);
-                    return new CodeResult(CodeStatus.COMPLETED, r.language(), ExecResult.of(0, "added\n", ""),
+                    return new CodeResult(CodeResult.Status.COMPLETED, r.language(), ExecResult.of(0, "added\n", ""),
                             Long.toString(total), null);
                 });
         tools = new SandboxTools(sandbox);
