@@ -45,13 +45,14 @@ class ApiDumpTest {
     void sandboxApiHasAtMostItsBudgetOfPublicTypes() throws Exception {
         // a ratchet on the whole published surface (dev.sandbox4j and spi): issue 19's budget is 30 public top-level
         // types; nested public types (GrepResult.Skipped, SandboxSpec.Builder, ...) are counted apart so they cannot
-        // grow unnoticed either. Both may shrink; raising either is a reviewed decision.
+        // grow unnoticed either. Both may shrink; raising either is a reviewed decision. Nested went from 5 to 10 with
+        // the file watch (its event, kind, options and batch belong to it) and CodeResult.Status (was CodeStatus).
         List<Class<?>> all = publicTypes();
         long topLevel = all.stream().filter(c -> c.getDeclaringClass() == null).count();
         long nested = all.size() - topLevel;
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested");
         assertThat(topLevel).isLessThanOrEqualTo(30);
-        assertThat(nested).isLessThanOrEqualTo(5);
+        assertThat(nested).isLessThanOrEqualTo(10);
     }
 
     private static String dump() throws Exception {
