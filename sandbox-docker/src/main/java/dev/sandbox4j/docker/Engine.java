@@ -267,16 +267,7 @@ final class Engine implements Closeable {
         } catch (com.github.dockerjava.api.exception.NotFoundException e) {
             control.createVolumeCmd().withName(volume).withLabels(Map.of("dev.sandbox4j.seccomp", hash)).exec();
         }
-        String carrier = control.createContainerCmd(options.image())
-                .withName("sandbox4j-seccomp-" + hash + "-" + java.util.UUID.randomUUID().toString().substring(0, 8))
-                .withEntrypoint("/bin/true").withCmd(List.of())
-                .withLabels(Map.of(LABEL, "1", LABEL_OWNER, OWNER,
-                        LABEL_EXPIRES, Long.toString(Instant.now().getEpochSecond() + 120)))
-                .withHostConfig(com.github.dockerjava.api.model.HostConfig.newHostConfig().withNetworkMode("none")
-                        .withMounts(List.of(new com.github.dockerjava.api.model.Mount()
-                                .withType(com.github.dockerjava.api.model.MountType.VOLUME).withSource(volume)
-                                .withTarget("/profile"))))
-                .exec().getId();
+        String carrier = carrier("sandbox4j-seccomp-" + hash, volume, "/profile");
         try {
             upload(carrier, "/profile", List.of(new Entry("seccomp.json", 0444, content.length,
                     () -> new java.io.ByteArrayInputStream(content))), 0, 0);
@@ -338,16 +329,7 @@ final class Engine implements Closeable {
             }
             create.exec();
         }
-        String carrier = control.createContainerCmd(options.image())
-                .withName("sandbox4j-bin-" + hash + "-" + java.util.UUID.randomUUID().toString().substring(0, 8))
-                .withEntrypoint("/bin/true").withCmd(List.of())
-                .withLabels(Map.of(LABEL, "1", LABEL_OWNER, OWNER,
-                        LABEL_EXPIRES, Long.toString(Instant.now().getEpochSecond() + 120)))
-                .withHostConfig(com.github.dockerjava.api.model.HostConfig.newHostConfig().withNetworkMode("none")
-                        .withMounts(List.of(new com.github.dockerjava.api.model.Mount()
-                                .withType(com.github.dockerjava.api.model.MountType.VOLUME).withSource(volume)
-                                .withTarget("/v"))))
-                .exec().getId();
+        String carrier = carrier("sandbox4j-bin-" + hash, volume, "/v");
         try {
             if (!exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
                 String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
@@ -374,6 +356,23 @@ final class Engine implements Closeable {
         } catch (IOException | RuntimeException e) {
             return false; // fill it again: a second complete copy is the worst that can happen
         }
+    }
+
+    /**
+     * A container that is never started, with {@code volume} at {@code target}: the archive endpoint writes into the
+     * volume through it. Labelled as ours with a short expiry, so the janitor removes one a dead JVM left.
+     */
+    private String carrier(String name, String volume, String target) {
+        return control.createContainerCmd(options.image())
+                .withName(name + "-" + java.util.UUID.randomUUID().toString().substring(0, 8))
+                .withEntrypoint("/bin/true").withCmd(List.of())
+                .withLabels(Map.of(LABEL, "1", LABEL_OWNER, OWNER,
+                        LABEL_EXPIRES, Long.toString(Instant.now().getEpochSecond() + 120)))
+                .withHostConfig(com.github.dockerjava.api.model.HostConfig.newHostConfig().withNetworkMode("none")
+                        .withMounts(List.of(new com.github.dockerjava.api.model.Mount()
+                                .withType(com.github.dockerjava.api.model.MountType.VOLUME).withSource(volume)
+                                .withTarget(target))))
+                .exec().getId();
     }
 
     private static String sha256(String s) {

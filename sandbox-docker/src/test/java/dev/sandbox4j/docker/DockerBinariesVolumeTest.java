@@ -34,7 +34,9 @@ class DockerBinariesVolumeTest {
             assertThat(remade).hasSize(1);
             // an empty volume of that name (a filler that died before it wrote anything) is filled, not trusted
             remade.forEach(e::removeVolumeQuietly);
-            e.control.createVolumeCmd().withName(remade.get(0)).exec();
+            e.control.createVolumeCmd().withName(remade.get(0))
+                    .withLabels(java.util.Map.of("dev.sandbox4j.bin", remade.get(0).substring("sandbox4j-bin-".length())))
+                    .exec();
             Engine.forgetBinariesForTests();
             try (Sandbox s = DockerTestSupport.open()) {
                 assertThat(s.shell().run("echo three").stdout()).isEqualTo("three\n");
