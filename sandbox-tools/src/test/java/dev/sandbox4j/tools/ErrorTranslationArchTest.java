@@ -31,7 +31,7 @@ class ErrorTranslationArchTest {
         "dev.sandbox4j.docker; DockerErrors",
         "dev.sandbox4j.memory; MemoryErrors",
         "dev.sandbox4j.core; Arguments WorkspacePaths TextEdits GrepScan NioWorkspace AgentShell AgentCommand "
-                + "AgentCodeContexts"})
+                + "AgentCodeContexts WatchHub"})
     void onlyTheErrorTranslatorConstructsSandboxException(String pkg, String translators) {
         Set<String> allowed = Set.of(translators.trim().split("\\s+"));
         var classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
