@@ -55,11 +55,12 @@
 #include "sbx-proc.h"
 
 enum {
-    SPAWN = 1, GO = 2, STDIN_DATA = 3, STDIN_CLOSE = 4, SIGNAL = 5,
-    SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15
+    SPAWN = 1, GO = 2, STDIN_DATA = 3, STDIN_CLOSE = 4, SIGNAL = 5, WATCH = 6, UNWATCH = 7,
+    SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15,
+    WATCHING = 16, WATCH_EVENTS = 17, WATCH_OVERFLOW = 18
 };
 
-#define PROTOCOL_VERSION 1u          /* as AgentProtocol.VERSION */
+#define PROTOCOL_VERSION 2u          /* as AgentProtocol.VERSION */
 #define HEADER 9
 #define MAX_FRAME (16u << 20)          /* as JailAgent.MAX_FRAME */
 #define READ_CHUNK (64u << 10)         /* one read of a command's output = one frame */
@@ -775,16 +776,27 @@ out:
     free_strings(cwdv);
 }
 
+#include "sbx-watch.h"
+
 /* --- frames from the host ------------------------------------------------------------------------- */
 
 static int unknown_reported;
 
 static void handle(int type, int32_t id, const unsigned char *p, size_t len)
 {
-    struct cmd *c = type == SPAWN ? NULL : find_cmd(id);
+    struct cmd *c = type == SPAWN || type == WATCH || type == UNWATCH ? NULL : find_cmd(id);
     switch (type) {
     case SPAWN:
-        spawn(id, p, len);
+        if (find_watch(id) != NULL)
+            send_failed(id, "duplicate command id", NULL);
+        else
+            spawn(id, p, len);
+        break;
+    case WATCH:
+        watch_start(id, p, len);
+        break;
+    case UNWATCH:
+        watch_stop(id);
         break;
     case GO:
         /* the gate line goes first: the host sends stdin only after GO */
@@ -1038,6 +1050,7 @@ int main(int argc, char **argv)
     struct pollfd *fds = NULL;
     struct cmd **owner = NULL;
     int *kind = NULL;
+    int32_t *wid = NULL;
     size_t fds_cap = 0;
     for (;;) {
         reap_children();
@@ -1057,13 +1070,14 @@ int main(int argc, char **argv)
             }
             continue;
         }
-        size_t need = 3 + 3 * ncmds;
+        size_t need = 3 + 3 * ncmds + nwatches;
         if (need > fds_cap) {
             fds_cap = need * 2;
             fds = realloc(fds, fds_cap * sizeof *fds);
             owner = realloc(owner, fds_cap * sizeof *owner);
             kind = realloc(kind, fds_cap * sizeof *kind);
-            if (fds == NULL || owner == NULL || kind == NULL) {
+            wid = realloc(wid, fds_cap * sizeof *wid);
+            if (fds == NULL || owner == NULL || kind == NULL || wid == NULL) {
                 say("%s", "out of memory");
                 return 4;
             }
@@ -1097,6 +1111,11 @@ int main(int argc, char **argv)
                 owner[nf] = c;
                 kind[nf++] = 5;
             }
+        }
+        for (size_t i = 0; take_output && i < nwatches; i++) {
+            fds[nf] = (struct pollfd) { watches[i]->fd, POLLIN, 0 };
+            wid[nf] = watches[i]->id;
+            kind[nf++] = 6;
         }
         int timeout = -1;
         if (deadline >= 0) {
@@ -1146,6 +1165,13 @@ int main(int argc, char **argv)
             case 5:
                 feed(owner[i]);
                 break;
+            case 6: {
+                /* looked up again: a WATCH/UNWATCH handled above in this round may have changed the table */
+                struct watch *w = find_watch(wid[i]);
+                if (w != NULL && out_data < OUT_CAP)
+                    (void) watch_read(w);
+                break;
+            }
             default:
                 break;
             }

@@ -48,6 +48,18 @@ public final class AgentChannel implements Closeable {
         void lost(String why);
     }
 
+    /** What the agent says about one file watch; called on the reader thread. */
+    public interface WatchEvents {
+        void events(byte[] records);
+
+        void overflow();
+
+        /** The watch ended: refused by the agent, or the channel ended. */
+        void ended(String why);
+    }
+
+    private final Map<Integer, WatchEvents> watches = new ConcurrentHashMap<>();
+    private final Map<Integer, CompletableFuture<Integer>> watchStarts = new ConcurrentHashMap<>();
     private final String name;
     private final InputStream fromAgent;
     private final DataOutputStream toAgent;
@@ -149,6 +161,45 @@ public final class AgentChannel implements Closeable {
     public void flush() throws IOException {
         synchronized (toAgent) {
             toAgent.flush();
+        }
+    }
+
+    /**
+     * Starts a watch of {@code absolute} in the sandbox, its events reported under {@code prefix}, and waits for the
+     * agent to say it records; an {@link IOException} with the agent's reason when it refuses.
+     */
+    public void watch(int id, String absolute, String prefix, boolean recursive, WatchEvents events,
+                      Duration timeout) throws IOException, InterruptedException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        payload.write(recursive ? 1 : 0);
+        payload.writeBytes(AgentProtocol.encodeStrings(List.of(absolute, prefix)));
+        CompletableFuture<Integer> started = new CompletableFuture<>();
+        watchStarts.put(id, started);
+        watches.put(id, events);
+        try {
+            send(AgentProtocol.WATCH, id, payload.toByteArray(), true);
+            started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            watches.remove(id);
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            unwatch(id);
+            throw new IOException("the agent did not start the watch within " + timeout.toMillis() + " ms");
+        } catch (IOException | InterruptedException e) {
+            watches.remove(id);
+            throw e;
+        } finally {
+            watchStarts.remove(id);
+        }
+    }
+
+    /** Stops a watch; its events stop at once. */
+    public void unwatch(int id) {
+        watches.remove(id);
+        try {
+            send(AgentProtocol.UNWATCH, id, new byte[0], true);
+        } catch (IOException ignored) {
+            // the agent is gone, and its watches with it
         }
     }
 
@@ -315,6 +366,7 @@ public final class AgentChannel implements Closeable {
                 }
                 Events e = commands.get(id);
                 if (e == null) {
+                    watchFrame(type, id, p);
                     continue;
                 }
                 switch (type) {
@@ -348,6 +400,36 @@ public final class AgentChannel implements Closeable {
         end(why);
     }
 
+    private void watchFrame(byte type, int id, byte[] p) {
+        WatchEvents w = watches.get(id);
+        if (w == null) {
+            return; // stopped meanwhile, or a confused agent
+        }
+        switch (type) {
+            case AgentProtocol.WATCHING -> {
+                CompletableFuture<Integer> started = watchStarts.get(id);
+                if (started != null) {
+                    started.complete(p.length >= 4 ? AgentProtocol.readInt(p) : 0);
+                }
+            }
+            case AgentProtocol.FAILED -> {
+                String why = new String(p, StandardCharsets.UTF_8);
+                CompletableFuture<Integer> started = watchStarts.get(id);
+                watches.remove(id);
+                if (started != null) {
+                    started.completeExceptionally(new IOException(why));
+                } else {
+                    w.ended(why);
+                }
+            }
+            case AgentProtocol.WATCH_EVENTS -> w.events(p);
+            case AgentProtocol.WATCH_OVERFLOW -> w.overflow();
+            default -> {
+                // not a watch's frame
+            }
+        }
+    }
+
     private void end(String why) {
         synchronized (this) {
             if (endReason != null) {
@@ -364,6 +446,18 @@ public final class AgentChannel implements Closeable {
             Events e = commands.remove(id);
             if (e != null) {
                 e.lost(why);
+            }
+        }
+        for (Integer id : List.copyOf(watchStarts.keySet())) {
+            CompletableFuture<Integer> started = watchStarts.get(id);
+            if (started != null) {
+                started.completeExceptionally(new IOException("the sandbox's agent is gone: " + why));
+            }
+        }
+        for (Integer id : List.copyOf(watches.keySet())) {
+            WatchEvents w = watches.remove(id);
+            if (w != null) {
+                w.ended(why);
             }
         }
     }

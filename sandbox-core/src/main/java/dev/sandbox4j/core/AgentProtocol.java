@@ -17,13 +17,15 @@ import java.util.List;
  */
 public final class AgentProtocol {
     /** The version this host speaks; the agent announces its own in {@link #READY}. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     // host -> jail
     public static final byte SPAWN = 1;      // payload: strings argv..., then env as "K=V"..., then cwd (see encode)
     public static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
     public static final byte STDIN = 3;
     public static final byte STDIN_CLOSE = 4;
     public static final byte SIGNAL = 5;     // payload: one byte, 15 = TERM, 9 = KILL; whole tree of the command
+    public static final byte WATCH = 6;      // payload: byte recursive, strings [absolute path, reported prefix]
+    public static final byte UNWATCH = 7;
     // jail -> host
     public static final byte SPAWNED = 10;   // payload: int pid in the jail
     public static final byte FAILED = 11;    // payload: message
@@ -31,6 +33,9 @@ public final class AgentProtocol {
     public static final byte STDERR = 13;
     public static final byte EXIT = 14;      // payload: int exit code (128 + signal when signalled)[, long OOM kills so far, -1 unknown]
     public static final byte READY = 15;     // payload: int protocol version
+    public static final byte WATCHING = 16;  // payload: int directories watched; the watch records from now on
+    public static final byte WATCH_EVENTS = 17; // payload: records (see AgentWatches)
+    public static final byte WATCH_OVERFLOW = 18;
 
     /** The largest frame either side accepts; a bigger (or smaller than a header) length ends the channel. */
     public static final int MAX_FRAME = 16 << 20;

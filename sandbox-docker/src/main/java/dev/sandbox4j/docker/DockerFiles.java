@@ -39,6 +39,14 @@ import java.util.UUID;
  * touches the host's view of the volume, so a remote engine works.
  */
 final class DockerFiles extends WorkspaceBase {
+    private static final String TEMP_PREFIX = ".sandbox4j-";
+    private static final String TEMP_SUFFIX = ".tmp";
+
+    /** A write's temporary file in the workspace root (hidden from watches: see {@link #put}). */
+    static boolean isTempName(String path) {
+        return path.startsWith(TEMP_PREFIX) && path.endsWith(TEMP_SUFFIX) && path.indexOf('/') < 0;
+    }
+
     /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
     static final int IN_MEMORY_WRITE = 4 << 20;
     private final DockerSandbox sandbox;
@@ -231,7 +239,7 @@ final class DockerFiles extends WorkspaceBase {
         // The temp file goes to the workspace root: a mount point, never a link, so the upload (which runs as the
         // engine) resolves no path the sandbox controls. The commit script, as the sandbox user, then checks the
         // target's parents for links, creates them, and renames the temp file into place.
-        String tmpName = ".sandbox4j-" + UUID.randomUUID() + ".tmp";
+        String tmpName = TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX;
         try {
             sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
                     List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);

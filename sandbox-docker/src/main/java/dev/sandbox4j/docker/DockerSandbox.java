@@ -23,6 +23,8 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentWatches;
+import dev.sandbox4j.core.WatchHub;
 import dev.sandbox4j.core.CloseOnce;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
@@ -98,6 +100,7 @@ final class DockerSandbox implements Sandbox {
     private SandboxInfo info;
     private ScheduledFuture<?> expiry;
     private final DockerFiles files;
+    private final WatchHub watches;
 
     private DockerSandbox(Engine engine, SandboxSpec spec) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
@@ -111,6 +114,7 @@ final class DockerSandbox implements Sandbox {
         this.runVolume = "sandbox4j-" + id + "-run";
         this.files = new DockerFiles(this);
         this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
+        this.watches = files.enableWatches(new AgentWatches(channel, DockerFiles::isTempName));
     }
 
     /**
@@ -783,6 +787,7 @@ final class DockerSandbox implements Sandbox {
         if (s != null) {
             s.markAll("sandbox closed");
         }
+        watches.closeAll("the sandbox was closed");
         // The attach connection does not pass end of input on to the container (docker-java does not half-close it),
         // so removing the container is what ends the agent and every command. The order matters for the engine
         // client's stdin thread: end of input first (it finishes its request while the connection is still open),

@@ -2,6 +2,8 @@ package dev.sandbox4j.local;
 
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentWatches;
+import dev.sandbox4j.core.WatchHub;
 import dev.sandbox4j.core.CloseOnce;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
@@ -103,6 +105,7 @@ final class LocalSandbox implements Sandbox {
     private final CloseOnce closing = new CloseOnce();
     private final SandboxInfo info;
     private final FileSystem files;
+    private final WatchHub watches;
     private final AgentChannel channel;
     private final AgentShell shell;
     private volatile ScheduledFuture<?> lifetimeTask;
@@ -139,8 +142,10 @@ final class LocalSandbox implements Sandbox {
         if (Host.isRoot()) {
             fo = fo.withOwner(uid, gid);
         }
-        this.files = new NioWorkspace(workspace, staging, fo);
+        NioWorkspace nio = new NioWorkspace(workspace, staging, fo);
         this.channel = new AgentChannel(id, jail.getInputStream(), jail.getOutputStream(), this::agentEnded);
+        this.watches = nio.enableWatches(new AgentWatches(channel, p -> false)); // writes stage outside
+        this.files = nio;
         this.shell = new AgentShell(id, spec, channel, files, langs, AgentShell.commandPermits(
                 info.limits().maxProcesses()), new JailHooks());
     }
@@ -356,8 +361,8 @@ final class LocalSandbox implements Sandbox {
             }
 
             Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
-                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
-                    Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
+                    Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
+                    Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
             if (inForce.memoryBytes() > 0) {
                 features.add(Feature.MEMORY_LIMIT);
             }
@@ -858,6 +863,7 @@ final class LocalSandbox implements Sandbox {
             t.cancel(false);
         }
         shell.markAll("sandbox closed");
+        watches.closeAll("the sandbox was closed");
         AgentEgress relay = egress;
         if (relay != null) {
             relay.close();

@@ -10,5 +10,5 @@ package dev.sandbox4j.testing;
  * }</pre>
  */
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
-        LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract {
+        LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract {
 }
