@@ -118,10 +118,10 @@ class WatchToolsTest {
         Thread.sleep(200);
         assertThat(polled).isNotDone();
         long start = System.nanoTime();
-        sandbox.files().write("job/done.txt", "ok");
+        sandbox.files().write("done.txt", "ok");
         ToolResult r = ok(polled.get(10, TimeUnit.SECONDS));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-        assertThat(described(r)).contains("create job/done.txt");
+        assertThat(described(r)).containsExactly("create done.txt");
     }
 
     @Test
