@@ -137,7 +137,7 @@ class SandboxAgentToolsTest {
         String wrongType = exec.execute(ToolExecutionRequest.builder().name("grep")
                 .arguments("{\"pattern\":\"x\",\"max_results\":\"many\"}").build(), null);
         assertThat(JSON.readTree(wrongType).get("message").asText()).contains("max_results", "integer");
-        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(19);
+        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(23);
     }
 
     interface Agent {

@@ -111,6 +111,24 @@ class WatchToolsTest {
     }
 
     @Test
+    void poll_pagesOfAtMost1000Events_theCursorReadsOn() {
+        String id = watch("path", ".", "debounce_ms", 0);
+        for (int i = 1; i <= 1100; i++) {
+            sandbox.files().write("f" + i, "x");
+        }
+        ToolResult first = ok(call("poll_watch", "watch_id", id));
+        assertThat(events(first)).hasSize(WatchTools.MAX_EVENTS);
+        assertThat(first.get("cursor")).isEqualTo(1000L);
+        assertThat(first.get("truncated")).isEqualTo(true);
+        assertThat((String) first.get("note")).contains("cursor 1000");
+        ToolResult rest = ok(call("poll_watch", "watch_id", id, "cursor", first.get("cursor")));
+        assertThat(events(rest)).hasSize(100);
+        assertThat(events(rest).get(0)).containsEntry("seq", 1001L).containsEntry("path", "f1001");
+        assertThat(rest.get("cursor")).isEqualTo(1100L);
+        assertThat(rest.fields()).doesNotContainKey("truncated");
+    }
+
+    @Test
     void pollWithWait_isWokenByAWriteFromAnotherThread() throws Exception {
         String id = watch("path", ".");
         CompletableFuture<ToolResult> polled = CompletableFuture.supplyAsync(
