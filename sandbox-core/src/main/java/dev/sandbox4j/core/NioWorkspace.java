@@ -991,11 +991,19 @@ public final class NioWorkspace extends WorkspaceBase {
     private record Removed(String path, boolean dir) {
     }
 
-    /** Reports a change to {@code name} in {@code dir}, with its attributes now. */
-    private void changed(FileWatch.Kind kind, String rel, String from, SecureDirectoryStream<Path> dir, String name)
-            throws IOException {
+    /**
+     * Reports a change to {@code name} in {@code dir}, with its attributes now; the change is made, so a failure to
+     * read them never fails the call.
+     */
+    private void changed(FileWatch.Kind kind, String rel, String from, SecureDirectoryStream<Path> dir, String name) {
         if (options.changes != null) {
-            changed(kind, rel, from, attrs(dir, name));
+            BasicFileAttributes now;
+            try {
+                now = attrs(dir, name);
+            } catch (IOException | RuntimeException e) {
+                now = null;
+            }
+            changed(kind, rel, from, now);
         }
     }
 
