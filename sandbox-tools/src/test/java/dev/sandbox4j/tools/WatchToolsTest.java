@@ -288,6 +288,40 @@ class WatchToolsTest {
         assertThat(SandboxTools.specs(ToolConfig.builder().disable(Capability.READ_FILES).build())).isEmpty();
     }
 
+    /** On a backend that runs commands, what a command does reaches the tools (skips where local cannot run). */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"local", "docker"})
+    void commandsChanges_reachTheTools(String backend) {
+        try (Sandbox real = Backends.open(backend)) {
+            SandboxTools t = new SandboxTools(real);
+            String id = (String) ok(t.call("watch_files", args("path", ".", "debounce_ms", 0))).get("watch_id");
+            assertThat(ok(t.call("bash", args("command", "mkdir -p out && printf abc > out/r.txt")))
+                    .get("exit_code")).isEqualTo(0);
+            List<String> seen = new ArrayList<>();
+            long cursor = 0;
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!seen.contains("create out/r.txt") && System.nanoTime() < deadline) {
+                ToolResult r = ok(t.call("poll_watch", args("watch_id", id, "cursor", cursor, "wait_ms", 1000)));
+                seen.addAll(described(r));
+                cursor = (Long) r.get("cursor");
+            }
+            assertThat(seen).contains("create out", "create out/r.txt");
+
+            CompletableFuture<ToolResult> later = CompletableFuture.supplyAsync(() -> {
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return t.call("bash", args("command", "echo x > out/late.txt"));
+            });
+            ToolResult late = ok(t.call("wait_for_file", args("path", "out/late.txt", "timeout_ms", 20_000)));
+            assertThat(late.get("found")).as(late.toJson()).isEqualTo(true);
+            assertThat(ok(later.join()).get("exit_code")).isEqualTo(0);
+            assertThat(ok(t.call("stop_watch", args("watch_id", id))).get("stopped")).isEqualTo(true);
+        }
+    }
+
     /** A backend without watches answers every watch tool with a typed {@code unsupported}. */
     @Test
     void backendWithoutWatches_unsupported() {
