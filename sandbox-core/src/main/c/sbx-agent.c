@@ -1056,6 +1056,7 @@ int main(int argc, char **argv)
         reap_children();
         long long deadline = -1;
         finish_cmds(now_ns(), &deadline);
+        watch_timers(now_ns(), &deadline);
         if (flush_out() != 0)
             return 3; /* the host is gone */
         if (host_eof) {

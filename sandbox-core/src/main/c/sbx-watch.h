@@ -45,7 +45,15 @@ struct watch {
     size_t cap, used, live;
     unsigned char *batch;
     size_t batch_len, batch_cap;
+    /* a MOVED_FROM that ended a read: its MOVED_TO may come in the next one (inotify(7) does not promise both
+       halves in one read), so it waits up to PAIR_NS before it is reported as a REMOVE */
+    char *from_rel;
+    uint32_t from_cookie;
+    int from_dir;
+    long long from_deadline;
 };
+
+#define PAIR_NS (20LL * 1000 * 1000)
 
 static struct watch *watches[MAX_WATCHES];
 static size_t nwatches;
@@ -353,7 +361,35 @@ static void free_watch(struct watch *w)
     free(w->root);
     free(w->prefix);
     free(w->batch);
+    free(w->from_rel);
     free(w);
+}
+
+/* The waiting MOVED_FROM had no MOVED_TO: it left the tree. */
+static void flush_pending_move(struct watch *w)
+{
+    if (w->from_rel == NULL)
+        return;
+    emit(w, EV_REMOVE, w->from_rel, NULL, w->from_dir);
+    if (w->from_dir)
+        drop_tree(w, w->from_rel);
+    free(w->from_rel);
+    w->from_rel = NULL;
+    flush_batch(w);
+}
+
+/* Reports waiting MOVED_FROMs whose time is up; lowers *deadline to the next one's. */
+static void watch_timers(long long now, long long *deadline)
+{
+    for (size_t i = 0; i < nwatches; i++) {
+        struct watch *w = watches[i];
+        if (w->from_rel == NULL)
+            continue;
+        if (now >= w->from_deadline)
+            flush_pending_move(w);
+        else if (*deadline < 0 || w->from_deadline < *deadline)
+            *deadline = w->from_deadline;
+    }
 }
 
 static void watch_start(int32_t id, const unsigned char *p, size_t len)
@@ -442,6 +478,18 @@ static void watch_stop(int32_t id)
     }
 }
 
+/* A rename inside the tree: one RENAME; a watched directory's watches follow it. */
+static void moved(struct watch *w, const char *from, const char *to_base, const char *to_name, int is_dir)
+{
+    char *to_rel = join(to_base, to_name);
+    if (to_rel == NULL)
+        return;
+    if (is_dir)
+        rename_tree(w, from, to_rel);
+    emit(w, EV_RENAME, to_rel, from, is_dir);
+    free(to_rel);
+}
+
 /* Reads one watch's queued events and turns them into records; returns -1 once the fd is drained. */
 static int watch_read(struct watch *w)
 {
@@ -455,6 +503,8 @@ static int watch_read(struct watch *w)
     for (ssize_t off = 0; off + (ssize_t) sizeof(struct inotify_event) <= n;) {
         struct inotify_event *e = (struct inotify_event *) (buf.bytes + off);
         off += (ssize_t) sizeof *e + e->len;
+        if (w->from_rel != NULL && !((e->mask & IN_MOVED_TO) && e->cookie == w->from_cookie))
+            flush_pending_move(w);
         if (e->mask & IN_Q_OVERFLOW) {
             watch_overflow(w);
             continue;
@@ -489,26 +539,35 @@ static int watch_read(struct watch *w)
                 drop_tree(w, rel);
         } else if (e->mask & IN_MOVED_FROM) {
             struct inotify_event *to = (struct inotify_event *) (buf.bytes + off);
-            const char *to_base = off + (ssize_t) sizeof *to <= n && (to->mask & IN_MOVED_TO)
-                    && to->cookie == e->cookie ? wd_rel(w, to->wd) : NULL;
+            if (off + (ssize_t) sizeof *to > n) {
+                /* the last event of this read: its other half may be the next read's first */
+                flush_pending_move(w);
+                w->from_rel = rel;
+                w->from_cookie = e->cookie;
+                w->from_dir = is_dir;
+                w->from_deadline = now_ns() + PAIR_NS;
+                continue;
+            }
+            const char *to_base = (to->mask & IN_MOVED_TO) && to->cookie == e->cookie ? wd_rel(w, to->wd) : NULL;
             if (to_base != NULL) {
                 off += (ssize_t) sizeof *to + to->len;
-                char *to_rel = join(to_base, to->len > 0 ? to->name : "");
-                if (to_rel != NULL) {
-                    if (is_dir)
-                        rename_tree(w, rel, to_rel);
-                    emit(w, EV_RENAME, to_rel, rel, is_dir);
-                    free(to_rel);
-                }
+                moved(w, rel, to_base, to->len > 0 ? to->name : "", is_dir);
             } else {
                 emit(w, EV_REMOVE, rel, NULL, is_dir);
                 if (is_dir)
                     drop_tree(w, rel);
             }
         } else if (e->mask & IN_MOVED_TO) {
-            emit(w, EV_CREATE, rel, NULL, is_dir);
-            if (is_dir && w->recursive)
-                add_tree(w, rel, 1);
+            if (w->from_rel != NULL && w->from_cookie == e->cookie) {
+                char *from = w->from_rel;
+                w->from_rel = NULL;
+                moved(w, from, base, e->len > 0 ? e->name : "", is_dir);
+                free(from);
+            } else {
+                emit(w, EV_CREATE, rel, NULL, is_dir);
+                if (is_dir && w->recursive)
+                    add_tree(w, rel, 1);
+            }
         }
         free(rel);
     }

@@ -84,7 +84,6 @@ final class DockerSandbox implements Sandbox {
     final int gid;
     volatile String containerId;
     final String workspaceVolume;
-    final String runVolume;
     private final CloseOnce closing = new CloseOnce();
     /** The interpreter of each language the probe found under the fixed PATH. */
     private Map<Language, String> interpreters = Map.of();
@@ -111,7 +110,6 @@ final class DockerSandbox implements Sandbox {
         this.uid = Integer.parseInt(ug[0]);
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
-        this.runVolume = "sandbox4j-" + id + "-run";
         this.files = new DockerFiles(this);
         this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
         this.watches = files.enableWatches(new AgentWatches(channel, DockerFiles::isTempName));
@@ -191,7 +189,7 @@ final class DockerSandbox implements Sandbox {
     }
 
     /** Where the agent and the reaper live in the container: a volume only root can write. */
-    static final String AGENT_DIR = "/var/sandbox4j/bin";
+    static final String AGENT_DIR = Engine.BIN_MOUNT + "/" + Engine.BIN_READY;
 
     private void create() {
         ResourceLimits l = granted;
@@ -207,9 +205,6 @@ final class DockerSandbox implements Sandbox {
                 ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
         VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid,
                 traits.podman());
-        // the agent's volume: a plain volume (an upload before start lands on its disk, which a tmpfs volume, mounted
-        // at start, would hide); its root and files are root's, so the sandbox can write nothing there
-        VolumeOptions runOptions = volumeOptions(labels, 0, 0, 0, 0, traits.podman());
         List<Ulimit> ulimits = new ArrayList<>();
         ulimits.add(new Ulimit("nofile", 4096L, 4096L));
         ulimits.add(new Ulimit("core", 0L, 0L));
@@ -237,8 +232,10 @@ final class DockerSandbox implements Sandbox {
                 .withMounts(List.of(
                         new Mount().withType(MountType.VOLUME).withSource(workspaceVolume).withTarget(WorkspaceScripts.WORKSPACE)
                                 .withVolumeOptions(workspaceOptions),
-                        new Mount().withType(MountType.VOLUME).withSource(runVolume).withTarget("/var/sandbox4j")
-                                .withVolumeOptions(runOptions)))
+                        // the agent's binaries: one root-owned volume per engine and version, read-only here, so the
+                        // sandbox can replace nothing in it (Engine.binariesVolume)
+                        new Mount().withType(MountType.VOLUME).withSource(binariesVolume(traits.architecture()))
+                                .withTarget(Engine.BIN_MOUNT).withReadOnly(true)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
             hc.withPidsLimit((long) l.maxProcesses());
@@ -254,20 +251,6 @@ final class DockerSandbox implements Sandbox {
             // options: the workspace would be a plain directory on the engine's disk, measured on 4.3.1), so both
             // volumes are created first, explicitly; the mounts then name existing volumes
             createVolume(workspaceVolume, workspaceOptions);
-            createVolume(runVolume, runOptions);
-        }
-        String arch = traits.architecture();
-        byte[] agent;
-        byte[] reaper;
-        byte[] relay;
-        try {
-            agent = AgentBinary.bytes(AgentBinary.AGENT, arch);
-            reaper = AgentBinary.bytes(AgentBinary.REAPER, arch);
-            // the relay only where a policy lets traffic out: each binary uploaded is ~0.7 MB on every open
-            relay = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY, arch);
-        } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
-                    + arch + ": " + e.getMessage());
         }
         // The container's environment is the agent's, the base every command's environment starts from; the
         // spec's variables go with each command. stdin stays open for one attach: when this JVM's attach ends
@@ -285,14 +268,6 @@ final class DockerSandbox implements Sandbox {
             created = createContainer(hc, labels, l, traits);
         }
         containerId = created.getId();
-        // the agent goes into the root-owned volume before the container starts; the sandbox user cannot replace it
-        List<Engine.Entry> bin = new ArrayList<>(List.of(new Engine.Entry("bin", 0755, 0, null),
-                new Engine.Entry("bin/" + AgentBinary.AGENT, 0555, agent.length, () -> bytes(agent)),
-                new Engine.Entry("bin/" + AgentBinary.REAPER, 0555, reaper.length, () -> bytes(reaper))));
-        if (relay != null) {
-            bin.add(new Engine.Entry("bin/" + AgentBinary.RELAY, 0555, relay.length, () -> bytes(relay)));
-        }
-        engine.upload(containerId, "/var/sandbox4j", bin, 0, 0);
         attach();
         c.startContainerCmd(containerId).exec();
         channel.start();
@@ -431,6 +406,28 @@ final class DockerSandbox implements Sandbox {
         opts.addAll(List.of("uid=" + owner, "gid=" + group, "mode=0755", "nosuid", "nodev"));
         return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
                 .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
+    }
+
+    /** The engine's volume of the agent, reaper and relay for {@code arch} (made on first use; see Engine). */
+    private String binariesVolume(String arch) {
+        List<Engine.Entry> entries = new ArrayList<>();
+        java.security.MessageDigest digest;
+        try {
+            digest = java.security.MessageDigest.getInstance("SHA-256");
+            for (String name : List.of(AgentBinary.RELAY, AgentBinary.REAPER, AgentBinary.AGENT)) {
+                byte[] b = AgentBinary.bytes(name, arch);
+                digest.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                digest.update(b);
+                entries.add(new Engine.Entry(name, 0555, b.length, () -> bytes(b)));
+            }
+        } catch (IOException e) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
+                    + arch + ": " + e.getMessage());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        String hash = java.util.HexFormat.of().formatHex(digest.digest()).substring(0, 16);
+        return engine.binariesVolume(arch, entries, hash);
     }
 
     /**
@@ -810,7 +807,6 @@ final class DockerSandbox implements Sandbox {
             }
         }
         engine.removeVolumeQuietly(workspaceVolume);
-        engine.removeVolumeQuietly(runVolume);
         engine.close();
         fromAgent.close();
         if (s != null) {

@@ -291,6 +291,91 @@ final class Engine implements Closeable {
         return mountpoint + "/seccomp.json";
     }
 
+    // ---------------------------------------------------------------------------------------------- agent binaries
+
+    private static final Map<String, String> BINARY_VOLUMES = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Where the binaries volume is mounted in a sandbox (read-only), and the name of its complete copy. */
+    static final String BIN_MOUNT = "/var/sandbox4j";
+    static final String BIN_READY = "ready";
+
+    /**
+     * The volume holding the agent's binaries for {@code arch}, made once per engine and binary version, mounted
+     * read-only into every sandbox: uploading them into each container cost a third of an open (133 ms of 601,
+     * docs/benchmarks.md). The volume ({@code sandbox4j-bin-<hash>}, root's, outside the janitor's label) is filled
+     * through a carrier container that is never started: each filler writes a directory of its own, then points the
+     * {@code ready} link at it, so a sandbox never runs a half-written binary, and two JVMs filling at once both
+     * leave a complete copy. A volume whose {@code ready} already holds the agent is used as it is.
+     */
+    String binariesVolume(String arch, List<Entry> binaries, String hash) {
+        String key = host + "|" + arch + "|" + hash;
+        String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, binaries));
+        try {
+            // one look per open (a few ms): `docker volume prune` removes it while no sandbox runs, and mounting a
+            // missing volume would make an empty one
+            control.inspectVolumeCmd(volume).exec();
+            return volume;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            BINARY_VOLUMES.remove(key);
+            return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, binaries));
+        }
+    }
+
+    /** Forgets which volumes this JVM made or checked (for tests: the next open looks again). */
+    static void forgetBinariesForTests() {
+        BINARY_VOLUMES.clear();
+    }
+
+    private String installBinaries(String hash, List<Entry> binaries) {
+        String volume = "sandbox4j-bin-" + hash;
+        try {
+            control.inspectVolumeCmd(volume).exec();
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            var create = control.createVolumeCmd().withName(volume).withLabels(Map.of("dev.sandbox4j.bin", hash));
+            if (traits().podman()) {
+                // Podman chowns a new volume to the first container's user unless it names its owner (docker.md)
+                create.withDriver("local").withDriverOpts(Map.of("o", "uid=0,gid=0"));
+            }
+            create.exec();
+        }
+        String carrier = control.createContainerCmd(options.image())
+                .withName("sandbox4j-bin-" + hash + "-" + java.util.UUID.randomUUID().toString().substring(0, 8))
+                .withEntrypoint("/bin/true").withCmd(List.of())
+                .withLabels(Map.of(LABEL, "1", LABEL_OWNER, OWNER,
+                        LABEL_EXPIRES, Long.toString(Instant.now().getEpochSecond() + 120)))
+                .withHostConfig(com.github.dockerjava.api.model.HostConfig.newHostConfig().withNetworkMode("none")
+                        .withMounts(List.of(new com.github.dockerjava.api.model.Mount()
+                                .withType(com.github.dockerjava.api.model.MountType.VOLUME).withSource(volume)
+                                .withTarget("/v"))))
+                .exec().getId();
+        try {
+            if (!exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
+                String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
+                List<Entry> copy = new ArrayList<>();
+                copy.add(new Entry(dir, 0755, 0, null));
+                for (Entry e : binaries) {
+                    copy.add(new Entry(dir + "/" + e.name(), e.mode(), e.size(), e.content()));
+                }
+                upload(carrier, "/v", copy, 0, 0);
+                upload(carrier, "/v", List.of(Entry.link(BIN_READY, dir)), 0, 0);
+            }
+        } finally {
+            removeContainerQuietly(carrier);
+        }
+        return volume;
+    }
+
+    /** Whether {@code path} exists in a container (following links on the way), by the archive endpoint. */
+    private boolean exists(String containerId, String path) {
+        try (InputStream in = control.copyArchiveFromContainerCmd(containerId, path).exec()) {
+            return in.read() >= 0;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false; // fill it again: a second complete copy is the worst that can happen
+        }
+    }
+
     private static String sha256(String s) {
         try {
             byte[] d = java.security.MessageDigest.getInstance("SHA-256")
@@ -308,7 +393,15 @@ final class Engine implements Closeable {
     // ---------------------------------------------------------------------------------------------- tar upload
 
     /** One file or directory to upload; directories have null content. */
-    record Entry(String name, int mode, long size, InputStreamSupplier content) {
+    record Entry(String name, int mode, long size, InputStreamSupplier content, String linkTarget) {
+        Entry(String name, int mode, long size, InputStreamSupplier content) {
+            this(name, mode, size, content, null);
+        }
+
+        /** A symbolic link {@code name -> target}. */
+        static Entry link(String name, String target) {
+            return new Entry(name, 0777, 0, null, target);
+        }
     }
 
     @FunctionalInterface
@@ -327,6 +420,15 @@ final class Engine implements Closeable {
                     tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
                     tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
                     for (Entry en : entries) {
+                        if (en.linkTarget() != null) {
+                            TarArchiveEntry link = new TarArchiveEntry(en.name(),
+                                    org.apache.commons.compress.archivers.tar.TarConstants.LF_SYMLINK);
+                            link.setLinkName(en.linkTarget());
+                            link.setIds(uid, gid);
+                            tar.putArchiveEntry(link);
+                            tar.closeArchiveEntry();
+                            continue;
+                        }
                         boolean dir = en.content() == null;
                         TarArchiveEntry te = new TarArchiveEntry(dir ? en.name() + "/" : en.name());
                         te.setMode((dir ? 040000 : 0100000) | en.mode());

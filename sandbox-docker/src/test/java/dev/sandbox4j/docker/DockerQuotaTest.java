@@ -97,11 +97,13 @@ class DockerQuotaTest {
                     + " echo made=$i");
             assertThat(inodes.stdout()).as(inodes.toString()).contains("No space left on device");
             assertThat(Integer.parseInt(inodes.stdout().replaceAll("(?s).*made=(\\d+).*", "$1"))).isLessThan(1000);
-            // the agent's volume is the only other writable place the engine holds: the sandbox cannot write there
+            // the binaries' volume is the only other place the engine holds: read-only and root's in the sandbox
             ExecResult run = sh(s, "dd if=/dev/zero of=/var/sandbox4j/fill bs=1M count=1 2>&1; "
-                    + "dd if=/dev/zero of=/var/sandbox4j/bin/fill bs=1M count=1 2>&1");
-            assertThat(run.stdout()).as("the agent's volume is root's: " + run).contains("Permission denied")
-                    .doesNotContain("copied");
+                    + "dd if=/dev/zero of=/var/sandbox4j/ready/fill bs=1M count=1 2>&1; "
+                    + "rm -f /var/sandbox4j/ready/sbx-agent 2>&1");
+            assertThat(run.stdout()).as("the binaries' volume cannot be written: " + run)
+                    .contains("Read-only file system").doesNotContain("copied");
+            assertThat(sh(s, "ls /var/sandbox4j/ready/").stdout()).contains("sbx-agent");
             long[] after = Checks.freeBytesAndInodes(dockerRoot);
             System.out.printf("[quota] engine fs of %s: available %d -> %d bytes, free inodes %d -> %d%n", dockerRoot,
                     before[0], after[0], before[1], after[1]);
