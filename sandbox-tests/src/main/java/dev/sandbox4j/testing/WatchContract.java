@@ -219,6 +219,18 @@ public interface WatchContract extends ConformanceSupport {
     }
 
     @Test
+    @Requires({Feature.FILE_WATCH, Feature.SHELL, Feature.BYTE_FILE_NAMES})
+    default void watch_nonUtf8Name_isReportedWithoutBreakingTheWatch(Sandbox sandbox) {
+        try (FileWatch w = sandbox.files().watch("")) {
+            sandbox.shell().run("printf x > \"$(printf 'bad\\377name')\" && printf y > good.txt");
+            List<Event> events = collect(w, e -> has(e, Kind.CREATE, "good.txt"));
+            assertThat(has(events, Kind.CREATE, "good.txt")).as(show(events)).isTrue();
+            assertThat(events).as("the byte that is not UTF-8 reads as U+FFFD: " + show(events))
+                    .anyMatch(e -> e.path().equals("bad\uFFFDname"));
+        }
+    }
+
+    @Test
     @Requires(Feature.FILE_WATCH)
     default void watch_badInput_isRefusedTyped(Sandbox sandbox) {
         FileSystem fs = sandbox.files();
