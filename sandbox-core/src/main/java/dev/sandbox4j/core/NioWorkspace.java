@@ -5,6 +5,7 @@ import dev.sandbox4j.EditResult;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.FileWatch;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
@@ -81,32 +82,44 @@ public final class NioWorkspace extends WorkspaceBase {
         private final long maxFileBytes;
         private final Runnable guard;
         private final long maxEntries;
+        private final Changes changes;
 
-        private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard, long maxEntries) {
+        private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard, long maxEntries,
+                        Changes changes) {
             this.uid = uid;
             this.gid = gid;
             this.maxFileBytes = maxFileBytes;
             this.guard = guard;
             this.maxEntries = maxEntries;
+            this.changes = changes;
         }
 
         public static Options defaults() {
-            return new Options(null, null, 0, () -> { }, 0);
+            return new Options(null, null, 0, () -> { }, 0, null);
         }
 
         /** Files and directories created through the API get this owner (the sandbox's uid on the host). */
         public Options withOwner(int uid, int gid) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
         }
 
         /** Writes past this size fail with {@link ErrorKind#TOO_LARGE}; 0 for no limit. */
         public Options withMaxFileBytes(long maxFileBytes) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
         }
 
         /** Runs before every operation; throw from it to refuse (a closed sandbox throws {@link ErrorKind#CLOSED}). */
         public Options withGuard(Runnable guard) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+        }
+
+        /**
+         * Tells {@code changes} of every change this object makes, after it is made. Only where nothing else changes
+         * the files (the in-memory backend) is that every change, so only there can it feed watches; unset, no
+         * change is looked at twice.
+         */
+        public Options withChanges(Changes changes) {
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
         }
 
         /**
@@ -116,8 +129,19 @@ public final class NioWorkspace extends WorkspaceBase {
          * as in the in-memory backend; a real file system's own inode limit is what bounds commands.
          */
         public Options withMaxEntries(long maxEntries) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
         }
+    }
+
+    /**
+     * Receives the changes the file API made (see {@link Options#withChanges}), on the calling thread, once each
+     * succeeded: what {@link WatchHub.Sink#event} takes, with the entry's type, size and modification time after the
+     * change (false, 0 and 0 for a removed one). A tree is reported entry by entry: a copied one parents first, a
+     * deleted one children first.
+     */
+    @FunctionalInterface
+    public interface Changes {
+        void changed(FileWatch.Kind kind, String path, String fromPath, boolean dir, long size, long modifiedMillis);
     }
 
     /**
@@ -258,6 +282,7 @@ public final class NioWorkspace extends WorkspaceBase {
                     throw partial;
                 }
             }
+            changed(FileWatch.Kind.WRITE, rel, "", dir, name);
         } catch (IOException e) {
             throw translate(e, rel);
         }
@@ -316,6 +341,7 @@ public final class NioWorkspace extends WorkspaceBase {
             if (existing == null) {
                 madeEntry();
             }
+            changed(existing == null ? FileWatch.Kind.CREATE : FileWatch.Kind.WRITE, rel, "", dir, name);
         } finally {
             Files.deleteIfExists(temp);
         }
@@ -415,8 +441,11 @@ public final class NioWorkspace extends WorkspaceBase {
         return walkDirs(segments, rel, true);
     }
 
-    /** Makes directory {@code segment} in {@code dir}: in staging, then renamed in, so creation stays fd-relative. */
-    private void createDirectory(SecureDirectoryStream<Path> dir, String segment, String rel) throws IOException {
+    /**
+     * Makes directory {@code segment} in {@code dir}: in staging, then renamed in, so creation stays fd-relative.
+     * Returns false when another caller made it first.
+     */
+    private boolean createDirectory(SecureDirectoryStream<Path> dir, String segment, String rel) throws IOException {
         reserveEntry(rel);
         Path temp = newStagingPath();
         Files.createDirectory(temp);
@@ -425,8 +454,9 @@ public final class NioWorkspace extends WorkspaceBase {
             try (SecureDirectoryStream<Path> stage = stagingDir()) {
                 stage.move(temp.getFileName(), dir, p(segment, rel));
                 madeEntry();
+                return true;
             } catch (FileAlreadyExistsException | DirectoryNotEmptyException raced) {
-                // another caller made it first: use theirs
+                return false; // another caller made it first: use theirs
             }
         } finally {
             Files.deleteIfExists(temp);
@@ -766,8 +796,10 @@ public final class NioWorkspace extends WorkspaceBase {
         if (dst.startsWith(src + "/")) {
             throw new SandboxException(ErrorKind.INVALID_PATH, "cannot move " + src + " into itself (" + dst + ")");
         }
-        transfer(src, dst, overwrite,
-                (srcDir, srcName, srcAttrs, dstDir, dstName) -> srcDir.move(p(srcName, src), dstDir, p(dstName, dst)));
+        transfer(src, dst, overwrite, (srcDir, srcName, srcAttrs, dstDir, dstName) -> {
+            srcDir.move(p(srcName, src), dstDir, p(dstName, dst));
+            changed(FileWatch.Kind.RENAME, dst, src, dstDir, dstName);
+        });
     }
 
     @Override
@@ -782,14 +814,24 @@ public final class NioWorkspace extends WorkspaceBase {
             BasicFileAttributes existing = attrs(dstDir, dstName);
             if (existing != null && existing.isDirectory()) {
                 deleteTree(dstDir, dstName, dst); // overwrite asked, and the target is an empty directory
+                removed(List.of(new Removed(dst, true)));
             }
+            // the entries made, reported once the whole copy is in place (a failed one is removed again)
+            List<String> made = options.changes == null ? null : new ArrayList<>();
             try {
-                copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst, 0);
+                copyEntry(srcDir, srcName, src, srcAttrs, dstDir, dstName, dst, 0, made);
             } catch (IOException | RuntimeException e) {
                 if (srcAttrs.isDirectory()) {
                     removePartialCopy(dstDir, dstName); // the target was absent or an empty directory
                 }
                 throw e;
+            }
+            if (made != null) {
+                boolean replacedFile = existing != null && !existing.isDirectory();
+                for (String rel : made) {
+                    changed(replacedFile && rel.equals(dst) ? FileWatch.Kind.WRITE : FileWatch.Kind.CREATE, rel,
+                            "", statQuietly(rel));
+                }
             }
         });
     }
@@ -856,8 +898,8 @@ public final class NioWorkspace extends WorkspaceBase {
 
     /** Copies one entry; recursion is bounded by {@link #MAX_WALK_DEPTH} (TOO_LARGE deeper). */
     private void copyEntry(SecureDirectoryStream<Path> srcDir, String srcName, String src, BasicFileAttributes attrs,
-                           SecureDirectoryStream<Path> dstDir, String dstName, String dst, int depth)
-            throws IOException {
+                           SecureDirectoryStream<Path> dstDir, String dstName, String dst, int depth,
+                           List<String> made) throws IOException {
         if (attrs.isDirectory() && depth >= MAX_WALK_DEPTH) {
             throw new SandboxException(ErrorKind.TOO_LARGE, src + " is nested deeper than " + MAX_WALK_DEPTH
                     + " directory levels below the copied directory; nothing was copied");
@@ -870,11 +912,13 @@ public final class NioWorkspace extends WorkspaceBase {
                 own(temp, null, null);
                 moveIn(temp, dstDir, dstName, dst);
                 madeEntry();
+                noteMade(made, dst);
             } else if (attrs.isDirectory()) {
                 Files.createDirectory(temp);
                 own(temp, null, permissions(attrs));
                 moveIn(temp, dstDir, dstName, dst);
                 madeEntry();
+                noteMade(made, dst);
                 try (SecureDirectoryStream<Path> from = srcDir.newDirectoryStream(p(srcName, src),
                         LinkOption.NOFOLLOW_LINKS);
                      SecureDirectoryStream<Path> into = dstDir.newDirectoryStream(p(dstName, dst),
@@ -884,7 +928,7 @@ public final class NioWorkspace extends WorkspaceBase {
                         BasicFileAttributes childAttrs = attrs(from, name);
                         if (childAttrs != null) {
                             copyEntry(from, name, src + "/" + name, childAttrs, into, name, dst + "/" + name,
-                                    depth + 1);
+                                    depth + 1, made);
                         }
                     }
                 }
@@ -897,6 +941,7 @@ public final class NioWorkspace extends WorkspaceBase {
                 own(temp, null, permissions(attrs));
                 moveIn(temp, dstDir, dstName, dst);
                 madeEntry();
+                noteMade(made, dst);
             } else {
                 throw specialRefused(src);
             }
@@ -924,16 +969,98 @@ public final class NioWorkspace extends WorkspaceBase {
             }
             if (attrs.isDirectory()) {
                 if (recursive) {
+                    List<Removed> gone = options.changes == null ? null : treeChildrenFirst(dir, name, rel);
                     deleteTree(dir, name, rel);
+                    removed(gone);
                 } else {
                     dir.deleteDirectory(p(name, rel));
+                    removed(List.of(new Removed(rel, true)));
                 }
             } else {
                 dir.deleteFile(p(name, rel));
+                removed(List.of(new Removed(rel, false)));
             }
         } catch (IOException e) {
             throw translate(e, rel);
         }
+    }
+
+    // ---------------------------------------------------------------- reporting changes (Options.withChanges)
+
+    /** An entry a delete removed. */
+    private record Removed(String path, boolean dir) {
+    }
+
+    /**
+     * Reports a change to {@code name} in {@code dir}, with its attributes now; the change is made, so a failure to
+     * read them never fails the call.
+     */
+    private void changed(FileWatch.Kind kind, String rel, String from, SecureDirectoryStream<Path> dir, String name) {
+        if (options.changes != null) {
+            BasicFileAttributes now;
+            try {
+                now = attrs(dir, name);
+            } catch (IOException | RuntimeException e) {
+                now = null;
+            }
+            changed(kind, rel, from, now);
+        }
+    }
+
+    private void changed(FileWatch.Kind kind, String rel, String from, BasicFileAttributes attrs) {
+        Changes hook = options.changes;
+        if (hook == null) {
+            return;
+        }
+        if (attrs == null) { // changed again since, by another caller: report what this call did, as gone
+            hook.changed(kind, rel, from, false, 0, 0);
+        } else {
+            hook.changed(kind, rel, from, attrs.isDirectory(), attrs.size(), attrs.lastModifiedTime().toMillis());
+        }
+    }
+
+    private void removed(List<Removed> gone) {
+        if (options.changes != null && gone != null) {
+            for (Removed r : gone) {
+                options.changes.changed(FileWatch.Kind.REMOVE, r.path(), "", r.dir(), 0, 0);
+            }
+        }
+    }
+
+    private static void noteMade(List<String> made, String rel) {
+        if (made != null) {
+            made.add(rel);
+        }
+    }
+
+    /** The attributes of an entry by its workspace path, or null when it is gone (or cannot be read). */
+    private BasicFileAttributes statQuietly(String rel) {
+        List<String> segments = WorkspacePaths.segments(rel);
+        try (SecureDirectoryStream<Path> dir = openDirs(segments.subList(0, segments.size() - 1), rel)) {
+            return attrs(dir, segments.get(segments.size() - 1));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The entries of the tree at {@code name}, itself last, each after everything under it (a pre-order walk
+     * reversed). A tree deeper than a walk goes is reported by its top alone.
+     */
+    private List<Removed> treeChildrenFirst(SecureDirectoryStream<Path> dir, String name, String rel)
+            throws IOException {
+        List<Removed> out = new ArrayList<>();
+        out.add(new Removed(rel, true));
+        try (SecureDirectoryStream<Path> top = dir.newDirectoryStream(p(name, rel), LinkOption.NOFOLLOW_LINKS)) {
+            walk(top, rel, Integer.MAX_VALUE, (info, attrs) -> out.add(new Removed(info.path(), attrs.isDirectory())));
+        } catch (SandboxException e) {
+            if (e.kind() != ErrorKind.TOO_LARGE) {
+                throw e;
+            }
+            return List.of(new Removed(rel, true));
+        }
+        Collections.reverse(out);
+        return out;
     }
 
     private void deleteTree(SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
@@ -1103,8 +1230,11 @@ public final class NioWorkspace extends WorkspaceBase {
                 walked.append(walked.length() == 0 ? "" : "/").append(segment);
                 BasicFileAttributes attrs = attrs(dir, segment);
                 if (attrs == null && create) {
-                    createDirectory(dir, segment, rel);
+                    boolean made = createDirectory(dir, segment, rel);
                     attrs = attrs(dir, segment);
+                    if (made && attrs != null) {
+                        changed(FileWatch.Kind.CREATE, walked.toString(), "", attrs);
+                    }
                 }
                 if (attrs == null) {
                     throw notFound(walked.toString());

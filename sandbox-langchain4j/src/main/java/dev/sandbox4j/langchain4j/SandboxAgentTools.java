@@ -20,7 +20,7 @@ import java.util.Map;
  *     .tools(new SandboxAgentTools(sandbox)).build();
  * }</pre>
  *
- * <p>All sixteen methods are always exposed here; switched-off or writing tools in a read-only configuration answer
+ * <p>Every method is always exposed here; switched-off or writing tools in a read-only configuration answer
  * with an error result. To hide them from the model, use {@link SandboxToolProvider}, which also carries the full
  * descriptions of {@code sandbox-tools}.
  */
@@ -202,6 +202,48 @@ public class SandboxAgentTools {
                                required = false) Integer maxResults) {
         return call("grep", "pattern", pattern, "path", path, "include", include, "exclude", exclude,
                 "case_insensitive", caseInsensitive, "max_results", maxResults);
+    }
+
+    // file watches
+
+    @Tool(name = "watch_files", value = "Start watching a file or directory for changes (by commands or file tools);"
+            + " returns watch_id for poll_watch and stop_watch.")
+    public String watchFiles(@P(name = "path", description = "File or directory ('.' for the workspace)") String path,
+                             @P(name = "recursive", description = "Include subdirectories (default true)",
+                                     required = false) Boolean recursive,
+                             @P(name = "include", description = "Only paths matching these globs", required = false)
+                             List<String> include,
+                             @P(name = "exclude", description = "Drop paths matching these globs", required = false)
+                             List<String> exclude,
+                             @P(name = "debounce_ms", description = "Writes to one file closer than this are one"
+                                     + " event (default 100)", required = false) Integer debounceMs) {
+        return call("watch_files", "path", path, "recursive", recursive, "include", include, "exclude", exclude,
+                "debounce_ms", debounceMs);
+    }
+
+    @Tool(name = "poll_watch", value = "Read a watch's changes after a cursor (seq, kind, path, from_path, is_dir,"
+            + " size, mtime), waiting up to wait_ms for the first; pass the returned cursor next time.")
+    public String pollWatch(@P(name = "watch_id", description = "From watch_files") String watchId,
+                            @P(name = "cursor", description = "Events after this one (default 0)", required = false)
+                            Long cursor,
+                            @P(name = "wait_ms", description = "Milliseconds to wait for a change, 0 to 60000"
+                                    + " (default 0)", required = false) Integer waitMs) {
+        return call("poll_watch", "watch_id", watchId, "cursor", cursor, "wait_ms", waitMs);
+    }
+
+    @Tool(name = "wait_for_file", value = "Wait until a path is created (default), written, removed, renamed or"
+            + " chmodded; returns found and the event.")
+    public String waitForFile(@P(name = "path", description = "Path in the workspace") String path,
+                              @P(name = "event", description = "create, write, remove, rename or chmod (default"
+                                      + " create)", required = false) String event,
+                              @P(name = "timeout_ms", description = "Milliseconds to wait (default 30000, at most"
+                                      + " 300000)", required = false) Integer timeoutMs) {
+        return call("wait_for_file", "path", path, "event", event, "timeout_ms", timeoutMs);
+    }
+
+    @Tool(name = "stop_watch", value = "End a watch started with watch_files.")
+    public String stopWatch(@P(name = "watch_id", description = "The watch to end") String watchId) {
+        return call("stop_watch", "watch_id", watchId);
     }
 
     // code contexts (issue 13)

@@ -71,7 +71,7 @@ class McpOfficialClientTest {
         JsonNode r = scenarios(backend);
 
         JsonNode tools = r.get("tools");
-        assertThat(tools.size()).isEqualTo(21);
+        assertThat(tools.size()).isEqualTo(25);
         tools.fields().forEachRemaining(t -> {
             assertThat(t.getValue().get("additionalProperties").asBoolean(true)).as(t.getKey()).isFalse();
             assertThat(t.getValue().get("outputSchemaType").asText()).as(t.getKey()).isEqualTo("object");
@@ -85,6 +85,9 @@ class McpOfficialClientTest {
         assertThat(tools.at("/create_directory/annotations/idempotentHint").asBoolean()).isTrue();
         assertThat(tools.at("/create_directory/annotations/destructiveHint").asBoolean(true)).isFalse();
         assertThat(tools.at("/write_file/annotations/destructiveHint").asBoolean()).isTrue();
+        assertThat(tools.at("/watch_files/annotations/readOnlyHint").asBoolean()).isTrue();
+        assertThat(tools.at("/watch_files/annotations/idempotentHint").asBoolean(true)).isFalse();
+        assertThat(tools.at("/poll_watch/annotations/readOnlyHint").asBoolean()).isTrue();
 
         assertThat(r.at("/echo/structured/stdout").asText()).isEqualTo("hi\n");
         assertThat(r.at("/echo/structured")).isEqualTo(r.at("/echo/text"));

@@ -51,7 +51,16 @@ class McpProfilesTest {
             case "default" -> List.of(
                     call("bash", args("command", "echo hi"), "success=true", "stdout=hi\n"),
                     call("write_file", args("path", "w.txt", "content", "one\n"), "bytes_written=4"),
-                    call("view", args("path", "w.txt"), "total_lines=1"));
+                    call("view", args("path", "w.txt"), "total_lines=1"),
+                    // file watches: the client checks each result against the tool's outputSchema
+                    call("watch_files", args("path", ".", "include", List.of("*.txt"), "debounce_ms", 0),
+                            "watch_id=w1", "path="),
+                    call("write_file", args("path", "seen.txt", "content", "abc"), "bytes_written=3"),
+                    call("poll_watch", args("watch_id", "w1", "wait_ms", 5000), "cursor=1", "overflow=false",
+                            "events"),
+                    call("wait_for_file", args("path", "seen.txt", "timeout_ms", 5000), "found=true", "event"),
+                    call("stop_watch", args("watch_id", "w1"), "stopped=true"),
+                    call("poll_watch", args("watch_id", "w1"), "error_type=not_found"));
             case "agentbay" -> List.of(
                     call("shell", args("command", "echo hi", "timeout_ms", 20000), "success=true", "output=hi\n",
                             "exit_code=0"),

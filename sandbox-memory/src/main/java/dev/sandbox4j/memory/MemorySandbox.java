@@ -24,6 +24,7 @@ import dev.sandbox4j.Shell;
 import dev.sandbox4j.Truncation;
 import dev.sandbox4j.core.NioWorkspace;
 import dev.sandbox4j.core.OutputBuffer;
+import dev.sandbox4j.core.WatchHub;
 import dev.sandbox4j.core.WorkspacePaths;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -64,7 +65,7 @@ import java.util.stream.Collectors;
  */
 public final class MemorySandbox implements Sandbox {
     static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA,
-            Feature.CODE_CONTEXTS);
+            Feature.CODE_CONTEXTS, Feature.FILE_WATCH);
 
     private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
 
@@ -72,6 +73,7 @@ public final class MemorySandbox implements Sandbox {
     private final SandboxSpec spec;
     private final java.nio.file.FileSystem jimfs;
     private final NioWorkspace files;
+    private final WatchHub watches;
     private final long deadlineNanos;
     private volatile boolean closed;
 
@@ -105,10 +107,14 @@ public final class MemorySandbox implements Sandbox {
         } catch (IOException e) {
             throw MemoryErrors.error(ErrorKind.INTERNAL, "cannot set up jimfs", e);
         }
+        MemoryWatches changes = new MemoryWatches();
         this.files = new NioWorkspace(workspace, staging, NioWorkspace.Options.defaults()
                 .withMaxFileBytes(spec.limits().maxFileBytes())
                 .withMaxEntries(spec.limits().workspaceInodes())
-                .withGuard(this::checkOpen));
+                .withGuard(this::checkOpen)
+                .withChanges(changes));
+        changes.attach(files);
+        this.watches = files.enableWatches(changes);
         this.deadlineNanos = System.nanoTime() + spec.lifetime().toNanos();
         spec.files().forEach(files::write);
     }
@@ -208,7 +214,8 @@ public final class MemorySandbox implements Sandbox {
         checkOpen();
         ResourceLimits asked = spec.limits();
         if (!asked.hasWorkspaceQuota()) {
-            return new SandboxInfo(id, MemorySandboxProvider.NAME, Set.of(Feature.POSIX_PERMISSIONS),
+            return new SandboxInfo(id, MemorySandboxProvider.NAME,
+                    Set.of(Feature.POSIX_PERMISSIONS, Feature.FILE_WATCH),
                     ResourceLimits.NONE, Map.of("filesystem", "jimfs"));
         }
         return new SandboxInfo(id, MemorySandboxProvider.NAME, FEATURES,
@@ -232,6 +239,7 @@ public final class MemorySandbox implements Sandbox {
         }
         closed = true;
         contexts.clear();
+        watches.closeAll("the sandbox was closed");
         try {
             jimfs.close();
         } catch (IOException e) {

@@ -38,7 +38,7 @@ final class Catalog {
             case "write_file", "create_file", "str_replace", "edit_file", "create_directory", "move_file" ->
                     Capability.WRITE_FILES;
             case "view", "read_file", "read_multiple_files", "list_directory", "get_file_info", "search_files",
-                    "grep" -> Capability.READ_FILES;
+                    "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch" -> Capability.READ_FILES;
             default -> null;
         };
     }
@@ -48,7 +48,8 @@ final class Catalog {
             // a command or snippet may do anything inside the sandbox; it reaches out only where the network
             // policy allows (none by default)
             case RUN_COMMANDS, RUN_CODE -> new ToolSpec.Hints(true, false, false);
-            case READ_FILES -> new ToolSpec.Hints(false, true, false);
+            // watch_files starts a new watch on every call
+            case READ_FILES -> new ToolSpec.Hints(false, !tool.equals("watch_files"), false);
             case WRITE_FILES -> switch (tool) {
                 case "write_file", "str_replace", "edit_file" -> new ToolSpec.Hints(true, false, false);
                 case "create_file", "create_directory" -> new ToolSpec.Hints(false, true, false);
@@ -99,6 +100,11 @@ final class Catalog {
                     "note", "string");
             case "grep" -> fields("matches", "array", "count", "integer", "truncated", "boolean", "timed_out",
                     "boolean", "skipped", "array", "skipped_count", "integer", "note", "string");
+            case "watch_files" -> fields("watch_id", "string", "path", "string");
+            case "poll_watch" -> fields("events", "array", "cursor", "integer", "overflow", "boolean", "truncated",
+                    "boolean", "note", "string");
+            case "wait_for_file" -> fields("found", "boolean", "event", "object", "note", "string");
+            case "stop_watch" -> fields("watch_id", "string", "stopped", "boolean");
             default -> throw new IllegalArgumentException(tool);
         };
     }
@@ -235,6 +241,46 @@ final class Catalog {
                                 opt("exclude", STRING, "Skip files and directories matching this glob"),
                                 opt("case_insensitive", BOOLEAN, "Ignore case (default false)"),
                                 opt("max_results", INTEGER, "Stop after this many matches (default 200)"))),
+                // file watches
+                spec("watch_files",
+                        "Start watching a file or directory for changes made by commands (a build, a server, a"
+                                + " background job) or by file tools; read them with poll_watch, end the watch"
+                                + " with stop_watch. Changes are recorded from now on. Returns watch_id. A sandbox"
+                                + " holds at most 64 watches.",
+                        List.of(req("path", STRING, PATH + "; '.' for the whole workspace"),
+                                opt("recursive", BOOLEAN, "Include changes in subdirectories (default true)")
+                                        .withDefault(true),
+                                opt("include", STRING_ARRAY, "Only paths matching one of these globs, e.g."
+                                        + " ['**/*.py']; default every path"),
+                                opt("exclude", STRING_ARRAY, "Drop paths matching these globs, e.g."
+                                        + " ['node_modules', '.git']"),
+                                opt("debounce_ms", INTEGER, "Writes to one file closer together than this are one"
+                                        + " write event; 0 reports every write").withDefault(100)
+                                        .withRange(0, 60_000))),
+                spec("poll_watch",
+                        "Read a watch's changes after a cursor: each event has seq, kind (create, write,"
+                                + " remove, rename, chmod), path, from_path (renames), is_dir, size and mtime."
+                                + " Pass the returned cursor to the next call. With wait_ms the call waits that"
+                                + " long for the first change. overflow true means changes were lost: look at the"
+                                + " files again.",
+                        List.of(req("watch_id", STRING, "The watch, from watch_files"),
+                                opt("cursor", INTEGER, "Return events after this one (default 0: all still"
+                                        + " buffered)").withDefault(0),
+                                opt("wait_ms", INTEGER, "Milliseconds to wait for a change when none is there yet"
+                                        + " (default 0: answer at once)").withDefault(0).withRange(0, 60_000))),
+                spec("wait_for_file",
+                        "Wait until a path is created (default), written, removed, renamed or has its mode"
+                                + " changed, e.g. the output file of a background job. A create is found at once"
+                                + " when the path already exists, a remove when it does not. Returns found and the"
+                                + " event, or found false after timeout_ms.",
+                        List.of(req("path", STRING, PATH),
+                                opt("event", STRING, "What to wait for (default create)").withValues("create",
+                                        "write", "remove", "rename", "chmod").withDefault("create"),
+                                opt("timeout_ms", INTEGER, "How long to wait, in milliseconds (default 30000)")
+                                        .withDefault(30_000).withRange(1, 300_000))),
+                spec("stop_watch",
+                        "End a watch started with watch_files; its unread events are dropped.",
+                        List.of(req("watch_id", STRING, "The watch to end"))),
                 // code contexts (issue 13)
                 spec("create_code_context",
                         "Start a code context: a long-lived python or javascript interpreter whose variables,"

@@ -41,8 +41,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /**
- * The agent tools over one sandbox: {@code bash}, {@code exec}, {@code execute_code}, {@code view} and the file
- * tools, with one set of names, schemas, defaults and result shapes that every adapter shares.
+ * The agent tools over one sandbox: {@code bash}, {@code exec}, {@code execute_code}, {@code view}, the file
+ * tools and the file-watch tools, with one set of names, schemas, defaults and result shapes that every adapter
+ * shares.
  *
  * <pre>{@code
  * SandboxTools tools = new SandboxTools(sandbox);
@@ -65,6 +66,7 @@ public final class SandboxTools {
     private final Map<String, ToolSpec> specs = new LinkedHashMap<>();
     private final Map<String, Profiles.Handler> handlers = new LinkedHashMap<>();
     private final CodeContextTools contextTools;
+    private final WatchTools watchTools = new WatchTools(this);
 
     public SandboxTools(Sandbox sandbox) {
         this(sandbox, ToolConfig.defaults());
@@ -203,6 +205,14 @@ public final class SandboxTools {
                 return searchFiles(a);
             case "grep":
                 return grep(a);
+            case "watch_files":
+                return watchTools.watch(a);
+            case "poll_watch":
+                return watchTools.poll(a, progress);
+            case "wait_for_file":
+                return watchTools.waitFor(a, progress);
+            case "stop_watch":
+                return watchTools.stop(a);
             case "create_code_context":
                 return contextTools.create(a);
             case "run_code":
@@ -364,7 +374,7 @@ public final class SandboxTools {
         }
     }
 
-    private static void heartbeat(ToolProgress progress, long elapsed, String message) {
+    static void heartbeat(ToolProgress progress, long elapsed, String message) {
         try {
             progress.heartbeat(elapsed, message);
         } catch (RuntimeException ignored) {
@@ -453,12 +463,12 @@ public final class SandboxTools {
                         timeout.note())));
     }
 
-    private interface Work<T> {
+    interface Work<T> {
         T run();
     }
 
     /** Runs blocking work, sending heartbeats while it runs if asked. */
-    private <T> T await(Work<T> work, ToolProgress progress) {
+    <T> T await(Work<T> work, ToolProgress progress) {
         if (progress == null) {
             return work.run();
         }

@@ -34,6 +34,10 @@ class CapabilityTest {
             Map.entry("move_file", Map.of("source", "m.txt", "destination", "m2.txt")),
             Map.entry("search_files", Map.of("path", ".", "pattern", "*.txt")),
             Map.entry("grep", Map.of("pattern", "one")),
+            Map.entry("watch_files", Map.of("path", ".")),
+            Map.entry("poll_watch", Map.of("watch_id", "w1")),
+            Map.entry("wait_for_file", Map.of("path", "a.txt", "timeout_ms", 1000)),
+            Map.entry("stop_watch", Map.of("watch_id", "w1")),
             Map.entry("create_code_context", Map.of("language", "python")),
             Map.entry("run_code", Map.of("language", "python", "code", "print(1)")),
             Map.entry("destroy_code_context", Map.of("context_id", "ctx-1")));
@@ -49,7 +53,7 @@ class CapabilityTest {
                 .containsEntry("destroy_code_context", Capability.RUN_CODE);
         assertThat(SandboxTools.allSpecs()).filteredOn(ToolSpec::readOnly).extracting(ToolSpec::name)
                 .containsExactly("view", "read_file", "read_multiple_files", "list_directory", "get_file_info",
-                        "search_files", "grep");
+                        "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch");
     }
 
     /** Each way of switching execution off; after it, calling every tool runs nothing in the sandbox. */
@@ -66,13 +70,15 @@ class CapabilityTest {
             sandbox.files().write("a.txt", "one\ntwo\n");
             sandbox.files().write("m.txt", "m");
             SandboxTools tools = new SandboxTools(sandbox, config);
-            for (var e : ARGS.entrySet()) {
-                ToolResult r = tools.call(e.getKey(), new HashMap<>(e.getValue()));
-                if (!offered.contains(e.getKey())) {
-                    assertThat(r.errorType()).as(e.getKey() + ": " + r.toJson()).isEqualTo("unsupported");
+            // in catalog order: watch_files makes the watch w1 that poll_watch and stop_watch use
+            for (ToolSpec spec : SandboxTools.allSpecs()) {
+                String tool = spec.name();
+                ToolResult r = tools.call(tool, new HashMap<>(ARGS.get(tool)));
+                if (!offered.contains(tool)) {
+                    assertThat(r.errorType()).as(tool + ": " + r.toJson()).isEqualTo("unsupported");
                     assertThat((String) r.get("message")).contains("switched off");
                 } else {
-                    assertThat(r.success()).as(e.getKey() + ": " + r.toJson()).isTrue();
+                    assertThat(r.success()).as(tool + ": " + r.toJson()).isTrue();
                 }
             }
             assertThat(sandbox.commands()).isEmpty();

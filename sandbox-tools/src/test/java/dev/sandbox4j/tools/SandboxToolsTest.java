@@ -77,8 +77,12 @@ class SandboxToolsTest {
                         "max_results"))
                 .containsEntry("create_code_context", List.of("language"))
                 .containsEntry("run_code", List.of("code", "language", "context_id", "timeout_s"))
-                .containsEntry("destroy_code_context", List.of("context_id"));
-        assertThat(params).hasSize(19);
+                .containsEntry("destroy_code_context", List.of("context_id"))
+                .containsEntry("watch_files", List.of("path", "recursive", "include", "exclude", "debounce_ms"))
+                .containsEntry("poll_watch", List.of("watch_id", "cursor", "wait_ms"))
+                .containsEntry("wait_for_file", List.of("path", "event", "timeout_ms"))
+                .containsEntry("stop_watch", List.of("watch_id"));
+        assertThat(params).hasSize(23);
         ToolSpec bash = SandboxTools.allSpecs().get(0);
         assertThat(bash.inputSchema()).containsEntry("required", List.of("command"));
         assertThat(bash.description()).contains("no match", "15000");
@@ -91,7 +95,7 @@ class SandboxToolsTest {
         List<String> ro = SandboxTools.specs(ToolConfig.builder().readOnly(true).build()).stream()
                 .map(ToolSpec::name).collect(Collectors.toList());
         assertThat(ro).containsExactly("view", "read_file", "read_multiple_files", "list_directory",
-                "get_file_info", "search_files", "grep");
+                "get_file_info", "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch");
         SandboxTools readOnly = new SandboxTools(sandbox, ToolConfig.builder().readOnly(true).build());
         assertError(readOnly.call("write_file", Map.of("path", "a", "content", "x")), "permission_denied",
                 "read-only");
@@ -439,7 +443,7 @@ class SandboxToolsTest {
                 missing.add(spec.name());
             }
         }
-        assertThat(missing).hasSize(18);
+        assertThat(missing).hasSize(22);
     }
 
     @Test
