@@ -229,7 +229,10 @@ public interface FileSystem {
      * Waits up to {@code timeout} for one change of {@code kind} to {@code path}, which need not exist yet (its
      * nearest existing directory is watched); empty when none came. {@link FileWatch.Kind#CREATE} answers at once,
      * with an event numbered 0, when the path already exists, and {@link FileWatch.Kind#REMOVE} when it does not:
-     * the state waited for is there.
+     * the state waited for is there. Kinds are read as a waiting agent means them: {@code WRITE} is any new content
+     * (written in place, or a file created or renamed onto the path, as the file API's atomic writes are),
+     * {@code CREATE} the path appearing (created or renamed onto it), {@code REMOVE} the path going (removed or
+     * renamed away).
      */
     java.util.Optional<FileWatch.Event> waitFor(String path, FileWatch.Kind kind, java.time.Duration timeout);
 }

@@ -341,7 +341,8 @@ public final class NioWorkspace extends WorkspaceBase {
             if (existing == null) {
                 madeEntry();
             }
-            changed(existing == null ? FileWatch.Kind.CREATE : FileWatch.Kind.WRITE, rel, "", dir, name);
+            // a new file renamed into place, as inotify sees it on the real backends: a create, new or not
+            changed(FileWatch.Kind.CREATE, rel, "", dir, name);
         } finally {
             Files.deleteIfExists(temp);
         }
@@ -827,9 +828,8 @@ public final class NioWorkspace extends WorkspaceBase {
                 throw e;
             }
             if (made != null) {
-                boolean replacedFile = existing != null && !existing.isDirectory();
                 for (String rel : made) {
-                    changed(replacedFile && rel.equals(dst) ? FileWatch.Kind.WRITE : FileWatch.Kind.CREATE, rel,
+                    changed(FileWatch.Kind.CREATE, rel, // renamed into place: a create, as on the real backends
                             "", statQuietly(rel));
                 }
             }

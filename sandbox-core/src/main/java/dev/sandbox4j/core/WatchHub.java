@@ -73,12 +73,12 @@ public final class WatchHub {
             throw Arguments.invalid("cannot watch " + root.path() + ": not a file or directory (a link is never "
                     + "followed)");
         }
-        if (closed) {
-            throw new SandboxException(ErrorKind.CLOSED, "the sandbox is closed");
-        }
         int id;
         Watch w;
-        synchronized (watches) {
+        synchronized (watches) { // with closeAll: a watch made while the sandbox closes is refused or ended
+            if (closed) {
+                throw new SandboxException(ErrorKind.CLOSED, "the sandbox is closed");
+            }
             if (watches.size() >= MAX_WATCHES) {
                 throw new SandboxException(ErrorKind.TOO_LARGE, "this sandbox already has " + MAX_WATCHES
                         + " watches: stop one first");
@@ -130,13 +130,8 @@ public final class WatchHub {
                 long left = deadline - System.nanoTime();
                 FileWatch.Batch b = w.poll(cursor, Duration.ofNanos(Math.max(0, left)));
                 for (FileWatch.Event e : b.events()) {
-                    boolean mine = e.path().equals(target) || kind == FileWatch.Kind.RENAME
-                            && e.fromPath().equals(target);
-                    if (e.kind() == kind && mine) {
+                    if (answers(kind, target, e)) {
                         return Optional.of(e);
-                    }
-                    if (kind == FileWatch.Kind.CREATE && mine && e.kind() == FileWatch.Kind.RENAME) {
-                        return Optional.of(e); // moved into place: created, for whoever waits for it
                     }
                 }
                 cursor = b.cursor();
@@ -148,6 +143,25 @@ public final class WatchHub {
                 }
             }
         }
+    }
+
+    /**
+     * Whether {@code e} is the change a {@link #waitFor} of {@code kind} waits for: a write is any new content (a
+     * write in place, or a file created or renamed onto the path, as the file API's atomic writes are); a create is
+     * the path appearing (created or renamed onto it); a remove, the path going (removed or renamed away).
+     */
+    static boolean answers(FileWatch.Kind kind, String target, FileWatch.Event e) {
+        boolean onto = e.path().equals(target) && (e.kind() == FileWatch.Kind.CREATE
+                || e.kind() == FileWatch.Kind.RENAME);
+        return switch (kind) {
+            case WRITE -> onto || e.path().equals(target) && e.kind() == FileWatch.Kind.WRITE;
+            case CREATE -> onto;
+            case REMOVE -> e.path().equals(target) && e.kind() == FileWatch.Kind.REMOVE
+                    || e.kind() == FileWatch.Kind.RENAME && e.fromPath().equals(target);
+            case RENAME -> e.kind() == FileWatch.Kind.RENAME && (e.path().equals(target)
+                    || e.fromPath().equals(target));
+            case CHMOD -> e.path().equals(target) && e.kind() == FileWatch.Kind.CHMOD;
+        };
     }
 
     private static FileWatch.Event describe(long seq, FileWatch.Kind kind, FileInfo f, String from) {
@@ -162,8 +176,12 @@ public final class WatchHub {
 
     /** Ends every watch (the sandbox is closing): waiting polls return, later calls fail {@code CLOSED}. */
     public void closeAll(String why) {
-        closed = true;
-        for (Watch w : List.copyOf(watches.values())) {
+        List<Watch> open;
+        synchronized (watches) {
+            closed = true;
+            open = List.copyOf(watches.values());
+        }
+        for (Watch w : open) {
             w.end(why);
         }
     }

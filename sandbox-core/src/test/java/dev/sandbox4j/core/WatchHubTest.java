@@ -174,6 +174,22 @@ class WatchHubTest {
         assertThat(refusing.size()).isZero();
     }
 
+    @Test
+    void waitForKinds_meanWhatAWaitingAgentMeans() {
+        Event created = new Event(1, Kind.CREATE, "s", "", false, 4, java.time.Instant.EPOCH);
+        Event renamedOnto = new Event(2, Kind.RENAME, "s", ".tmp", false, 4, java.time.Instant.EPOCH);
+        Event renamedAway = new Event(3, Kind.RENAME, "t", "s", false, 4, java.time.Instant.EPOCH);
+        Event written = new Event(4, Kind.WRITE, "s", "", false, 4, java.time.Instant.EPOCH);
+        Event removed = new Event(5, Kind.REMOVE, "s", "", false, 0, java.time.Instant.EPOCH);
+        Event other = new Event(6, Kind.WRITE, "s2", "", false, 4, java.time.Instant.EPOCH);
+        assertThat(List.of(created, renamedOnto, written)).allMatch(e -> WatchHub.answers(Kind.WRITE, "s", e));
+        assertThat(List.of(renamedAway, removed, other)).noneMatch(e -> WatchHub.answers(Kind.WRITE, "s", e));
+        assertThat(List.of(created, renamedOnto)).allMatch(e -> WatchHub.answers(Kind.CREATE, "s", e));
+        assertThat(List.of(written, removed, renamedAway)).noneMatch(e -> WatchHub.answers(Kind.CREATE, "s", e));
+        assertThat(List.of(removed, renamedAway)).allMatch(e -> WatchHub.answers(Kind.REMOVE, "s", e));
+        assertThat(List.of(created, written, renamedOnto)).noneMatch(e -> WatchHub.answers(Kind.REMOVE, "s", e));
+    }
+
     // ---------------------------------------------------------------- the agent's records
 
     private static byte[] record(int kind, String path, String from) throws IOException {

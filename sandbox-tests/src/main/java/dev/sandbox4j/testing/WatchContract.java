@@ -209,6 +209,21 @@ public interface WatchContract extends ConformanceSupport {
     }
 
     @Test
+    @Requires(Feature.FILE_WATCH)
+    default void waitFor_write_answersAnOverwrite_thatTheApiMakesAtomically(Sandbox sandbox) throws Exception {
+        FileSystem fs = sandbox.files();
+        fs.write("status", "running");
+        CompletableFuture<Optional<Event>> waiting = CompletableFuture.supplyAsync(
+                () -> fs.waitFor("status", Kind.WRITE, Duration.ofSeconds(20)));
+        Thread.sleep(500);
+        fs.write("status", "done");
+        Optional<Event> got = waiting.get(25, TimeUnit.SECONDS);
+        assertThat(got).as("new content, whatever kind the replacement is reported as").isPresent();
+        assertThat(got.get().path()).isEqualTo("status");
+        assertThat(got.get().size()).isEqualTo(4);
+    }
+
+    @Test
     @Requires({Feature.FILE_WATCH, Feature.SHELL, Feature.BACKGROUND_PROCESSES})
     default void waitFor_aBackgroundCommandsOutput(Sandbox sandbox) {
         try (ExecHandle h = sandbox.shell().start(ExecRequest.shell("sleep 1; echo done > done.txt; sleep 30"))) {

@@ -126,7 +126,8 @@ final class Catalog {
         return List.of(
                 spec("bash",
                         "Run a shell command (/bin/sh -c) in the sandbox, with the workspace as working directory."
-                                + " Processes, files and background servers persist between calls. Returns"
+                                + " Files persist between calls; processes do not: everything a command starts,"
+                                + " background jobs (&, nohup) included, ends when it returns or times out. Returns"
                                 + " exit_code, stdout, stderr, status (completed, timeout, killed) and a one-line"
                                 + " summary. Each stream keeps its first and last " + cap + " characters with a"
                                 + " marker saying how much was cut, so filter long output (grep, head, tail)."
