@@ -105,16 +105,18 @@ public final class WatchHub {
         if (timeout.isNegative()) {
             throw Arguments.invalid("negative timeout: " + timeout);
         }
-        String target = WorkspacePaths.normalize(path);
-        String dir = target;
+        String target = WorkspacePaths.requireNonRoot(WorkspacePaths.normalize(path));
+        // the nearest existing directory above it, never the file itself: a file replaced by a rename (the file
+        // API's atomic writes, an editor's save) is a new file, which a watch of the old one never sees
+        String dir = WorkspacePaths.parent(target);
         while (!dir.isEmpty() && !files.exists(dir)) {
             dir = WorkspacePaths.parent(dir);
         }
         FileInfo at = files.stat(dir);
-        if (!at.isDirectory() && !dir.equals(target)) {
+        if (!at.isDirectory()) {
             throw Arguments.invalid("cannot wait for " + target + ": " + dir + " is not a directory");
         }
-        boolean deep = !dir.equals(target) && !WorkspacePaths.parent(target).equals(dir);
+        boolean deep = !WorkspacePaths.parent(target).equals(dir);
         FileWatch.Options options = FileWatch.Options.defaults().withRecursive(deep).withDebounce(Duration.ZERO);
         try (FileWatch w = watch(dir, options)) {
             // looked at only now that the watch records: a change in between is in the watch
