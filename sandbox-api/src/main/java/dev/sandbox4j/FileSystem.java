@@ -230,7 +230,8 @@ public interface FileSystem {
      * nearest existing directory is watched); empty when none came. {@link FileWatch.Kind#CREATE} answers at once,
      * with an event numbered 0, when the path already exists, and {@link FileWatch.Kind#REMOVE} when it does not:
      * the state waited for is there. Kinds are read as a waiting agent means them: {@code WRITE} is any new content
-     * (written in place, or a file created or renamed onto the path, as the file API's atomic writes are),
+     * (written in place, or a file renamed onto the path or created there with content, as the file API's atomic
+     * writes are; an empty file just created is not yet content),
      * {@code CREATE} the path appearing (created or renamed onto it), {@code REMOVE} the path going (removed or
      * renamed away).
      */

@@ -149,14 +149,17 @@ public final class WatchHub {
 
     /**
      * Whether {@code e} is the change a {@link #waitFor} of {@code kind} waits for: a write is any new content (a
-     * write in place, or a file created or renamed onto the path, as the file API's atomic writes are); a create is
+     * write in place, or a file renamed onto the path or created with content, as the file API's atomic writes
+     * are); a create is
      * the path appearing (created or renamed onto it); a remove, the path going (removed or renamed away).
      */
     static boolean answers(FileWatch.Kind kind, String target, FileWatch.Event e) {
         boolean onto = e.path().equals(target) && (e.kind() == FileWatch.Kind.CREATE
                 || e.kind() == FileWatch.Kind.RENAME);
         return switch (kind) {
-            case WRITE -> onto || e.path().equals(target) && e.kind() == FileWatch.Kind.WRITE;
+            // an empty create is a file opened for writing, not yet its content: the WRITE that follows answers
+            case WRITE -> onto && (e.kind() == FileWatch.Kind.RENAME || e.size() > 0)
+                    || e.path().equals(target) && e.kind() == FileWatch.Kind.WRITE;
             case CREATE -> onto;
             case REMOVE -> e.path().equals(target) && e.kind() == FileWatch.Kind.REMOVE
                     || e.kind() == FileWatch.Kind.RENAME && e.fromPath().equals(target);

@@ -182,8 +182,10 @@ class WatchHubTest {
         Event written = new Event(4, Kind.WRITE, "s", "", false, 4, java.time.Instant.EPOCH);
         Event removed = new Event(5, Kind.REMOVE, "s", "", false, 0, java.time.Instant.EPOCH);
         Event other = new Event(6, Kind.WRITE, "s2", "", false, 4, java.time.Instant.EPOCH);
+        Event openedEmpty = new Event(7, Kind.CREATE, "s", "", false, 0, java.time.Instant.EPOCH);
         assertThat(List.of(created, renamedOnto, written)).allMatch(e -> WatchHub.answers(Kind.WRITE, "s", e));
-        assertThat(List.of(renamedAway, removed, other)).noneMatch(e -> WatchHub.answers(Kind.WRITE, "s", e));
+        assertThat(List.of(renamedAway, removed, other, openedEmpty))
+                .noneMatch(e -> WatchHub.answers(Kind.WRITE, "s", e));
         assertThat(List.of(created, renamedOnto)).allMatch(e -> WatchHub.answers(Kind.CREATE, "s", e));
         assertThat(List.of(written, removed, renamedAway)).noneMatch(e -> WatchHub.answers(Kind.CREATE, "s", e));
         assertThat(List.of(removed, renamedAway)).allMatch(e -> WatchHub.answers(Kind.REMOVE, "s", e));

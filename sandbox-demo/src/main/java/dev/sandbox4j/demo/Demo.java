@@ -4,8 +4,10 @@ import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.Edit;
 import dev.sandbox4j.EditResult;
+import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
+import dev.sandbox4j.FileWatch;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.Language;
@@ -102,6 +104,21 @@ public final class Demo {
             }
             System.out.println("  complete: " + found.isComplete() + " (skipped " + found.skippedCount()
                     + ", truncated " + found.truncated() + ", timed out " + found.timedOut() + ")");
+
+            step("Wait for the file a background job writes, and watch what it changes");
+            try (FileWatch watch = sandbox.files().watch("", FileWatch.Options.defaults().withIncludes(
+                    List.of("out/**")));
+                 ExecHandle job = sandbox.shell().start(ExecRequest.shell(
+                         "mkdir -p out && sleep 0.5 && echo '{\"ok\": true}' > out/result.json; sleep 30"))) {
+                Optional<FileWatch.Event> done = sandbox.files().waitFor("out/result.json", FileWatch.Kind.WRITE,
+                        Duration.ofSeconds(20));
+                System.out.println("  waitFor -> " + done.map(e -> e.kind().code() + " " + e.path() + ", "
+                        + e.size() + " bytes").orElse("nothing"));
+                for (FileWatch.Event e : watch.poll(0, Duration.ZERO).events()) {
+                    System.out.println("  watch  " + e.seq() + " " + e.kind().code() + " " + e.path());
+                }
+                System.out.println("  the job is still running: " + job.isAlive());
+            }
 
             step("A command that floods its output: the result keeps the head and the tail");
             ExecResult flood = sandbox.shell().run(ExecRequest.shell("seq 1 2000000").withOutputLimit(40));
