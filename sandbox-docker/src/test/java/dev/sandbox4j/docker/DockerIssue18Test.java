@@ -172,13 +172,22 @@ class DockerIssue18Test {
     }
 
     @Test
-    void backgroundCommandsKeepRunningWhileForegroundCommandsEnd() {
+    void backgroundCommandsKeepRunningWhileForegroundCommandsEnd() throws InterruptedException {
         try (Sandbox s = DockerTestSupport.open()) {
             try (ExecHandle h = s.shell().start(ExecRequest.shell("sleep 302 & sleep 303"), null)) {
+                // both sleeps running first (the handle is back once the shell is spawned, not its children)
+                String count = "ps -eo args | grep -c '^sleep 30[23]$'";
+                long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (!s.shell().run(count).stdout().equals("2\n") && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertThat(s.shell().run(count).stdout()).as("the background command's sleeps started")
+                        .isEqualTo("2\n");
                 for (int i = 0; i < 3; i++) {
                     s.shell().run("true");
                 }
-                assertThat(s.shell().run("ps -eo args | grep -c '^sleep 30[23]$'").stdout()).isEqualTo("2\n");
+                assertThat(s.shell().run(count).stdout()).as("still running after three foreground commands ended")
+                        .isEqualTo("2\n");
                 assertThat(h.isAlive()).isTrue();
                 h.kill();
             }
