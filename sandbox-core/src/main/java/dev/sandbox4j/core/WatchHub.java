@@ -175,8 +175,8 @@ public final class WatchHub {
     }
 
     /** The error of a backend without watches. */
-    public static SandboxException unsupported(String backend) {
-        return new SandboxException(ErrorKind.UNSUPPORTED, "the " + backend + " backend cannot watch files");
+    static SandboxException unsupported() {
+        return new SandboxException(ErrorKind.UNSUPPORTED, "this backend cannot watch files (no Feature.FILE_WATCH)");
     }
 
     /** Ends every watch (the sandbox is closing): waiting polls return, later calls fail {@code CLOSED}. */

@@ -27,15 +27,10 @@ public abstract class WorkspaceBase implements FileSystem {
         return hub;
     }
 
-    /** The backend's name in the error of a backend without watches. */
-    protected String backendName() {
-        return getClass().getSimpleName();
-    }
-
     private WatchHub watches() {
         WatchHub hub = watches;
         if (hub == null) {
-            throw WatchHub.unsupported(backendName());
+            throw WatchHub.unsupported();
         }
         return hub;
     }

@@ -234,7 +234,7 @@ final class DockerSandbox implements Sandbox {
                                 .withVolumeOptions(workspaceOptions),
                         // the agent's binaries: one root-owned volume per engine and version, read-only here, so the
                         // sandbox can replace nothing in it (Engine.binariesVolume)
-                        new Mount().withType(MountType.VOLUME).withSource(binariesVolume(traits.architecture()))
+                        new Mount().withType(MountType.VOLUME).withSource(engine.binariesVolume(traits.architecture()))
                                 .withTarget(Engine.BIN_MOUNT).withReadOnly(true)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
@@ -406,28 +406,6 @@ final class DockerSandbox implements Sandbox {
         opts.addAll(List.of("uid=" + owner, "gid=" + group, "mode=0755", "nosuid", "nodev"));
         return o.withDriverConfig(new com.github.dockerjava.api.model.Driver().withName("local")
                 .withOptions(Map.of("type", "tmpfs", "device", "tmpfs", "o", String.join(",", opts))));
-    }
-
-    /** The engine's volume of the agent, reaper and relay for {@code arch} (made on first use; see Engine). */
-    private String binariesVolume(String arch) {
-        List<Engine.Entry> entries = new ArrayList<>();
-        java.security.MessageDigest digest;
-        try {
-            digest = java.security.MessageDigest.getInstance("SHA-256");
-            for (String name : List.of(AgentBinary.RELAY, AgentBinary.REAPER, AgentBinary.AGENT)) {
-                byte[] b = AgentBinary.bytes(name, arch);
-                digest.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                digest.update(b);
-                entries.add(new Engine.Entry(name, 0555, b.length, () -> bytes(b)));
-            }
-        } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the Docker engine at " + engine.host + " runs "
-                    + arch + ": " + e.getMessage());
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        String hash = java.util.HexFormat.of().formatHex(digest.digest()).substring(0, 16);
-        return engine.binariesVolume(arch, entries, hash);
     }
 
     /**

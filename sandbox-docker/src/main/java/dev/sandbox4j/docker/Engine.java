@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
+import dev.sandbox4j.core.AgentBinary;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -286,6 +287,13 @@ final class Engine implements Closeable {
 
     private static final Map<String, String> BINARY_VOLUMES = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** The binaries of one architecture, as uploaded, and the hash naming their volume. */
+    private record Binaries(List<Entry> entries, String hash) {
+    }
+
+    /** Per architecture, read, checked and hashed once per JVM: an open only looks them up. */
+    private static final Map<String, Binaries> BINARIES = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** Where the binaries volume is mounted in a sandbox (read-only), and the name of its complete copy. */
     static final String BIN_MOUNT = "/var/sandbox4j";
     static final String BIN_READY = "ready";
@@ -298,9 +306,16 @@ final class Engine implements Closeable {
      * {@code ready} link at it, so a sandbox never runs a half-written binary, and two JVMs filling at once both
      * leave a complete copy. A volume whose {@code ready} already holds the agent is used as it is.
      */
-    String binariesVolume(String arch, List<Entry> binaries, String hash) {
+    String binariesVolume(String arch) {
+        Binaries b = BINARIES.get(arch);
+        if (b == null) {
+            b = binaries(arch);
+            BINARIES.putIfAbsent(arch, b);
+        }
+        String hash = b.hash();
+        List<Entry> entries = b.entries();
         String key = host + "|" + arch + "|" + hash;
-        String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, binaries));
+        String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
         try {
             // one look per open (a few ms): `docker volume prune` removes it while no sandbox runs, and mounting a
             // missing volume would make an empty one
@@ -308,8 +323,29 @@ final class Engine implements Closeable {
             return volume;
         } catch (com.github.dockerjava.api.exception.NotFoundException e) {
             BINARY_VOLUMES.remove(key);
-            return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, binaries));
+            return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
         }
+    }
+
+    /** The agent, reaper and relay for {@code arch}, checked against the build's checksums, and their hash. */
+    private Binaries binaries(String arch) {
+        List<Entry> entries = new ArrayList<>();
+        java.security.MessageDigest digest;
+        try {
+            digest = java.security.MessageDigest.getInstance("SHA-256");
+            for (String name : List.of(AgentBinary.RELAY, AgentBinary.REAPER, AgentBinary.AGENT)) {
+                byte[] b = AgentBinary.bytes(name, arch);
+                digest.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                digest.update(b);
+                entries.add(new Entry(name, 0555, b.length, () -> new java.io.ByteArrayInputStream(b)));
+            }
+        } catch (IOException e) {
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, "the Docker engine at " + host + " runs "
+                    + arch + ": " + e.getMessage());
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        return new Binaries(List.copyOf(entries), java.util.HexFormat.of().formatHex(digest.digest()).substring(0, 16));
     }
 
     /** Forgets which volumes this JVM made or checked (for tests: the next open looks again). */
