@@ -1,13 +1,22 @@
 /*
- * sbx-agent: the jail's main process. Speaks the host's frame protocol (JailAgent.java) on fd 0 (frames
+ * sbx-agent: the jail's main process. Speaks the host's frame protocol (AgentProtocol.java) on fd 0 (frames
  * from the host) and fd 1 (frames to the host); fd 2 is a diagnostics channel the host keeps.
  *
  *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom]
  *
  * A frame is: int length (5..MAX_FRAME), byte type, int id, payload[length - 5], big-endian.
- *   host -> agent  SPAWN(argv, env, cwd string lists), GO, STDIN(bytes), STDIN_CLOSE, SIGNAL(15 | 9)
+ *   host -> agent  SPAWN(argv, env, cwd string lists[, int keep]), GO, STDIN(bytes), STDIN_CLOSE, SIGNAL(15 | 9)
  *   agent -> host  READY(int version), SPAWNED(int pid), FAILED(message), STDOUT, STDERR,
+ *                  SKIPPED(byte stream, long bytes, long characters),
  *                  EXIT(int code, 128 + signal; long OOM kills of the sandbox's memory cgroup so far, -1 unknown)
+ *
+ * Output cap (SPAWN's keep, 1..MAX_KEEP): the host keeps only the first and last keep bytes of each stream (its
+ * head+tail cap, no listener). The first 2 × keep bytes of a stream go to the host as they come; after them the
+ * agent keeps the last keep bytes in a ring and counts the rest, and before EXIT it sends SKIPPED (bytes and
+ * UTF-8 characters, counted as bytes that are not continuation bytes, that never went to the host) and then the
+ * ring. The host's head+tail of what it gets is byte for byte what it would keep of the whole stream, without
+ * a gigabyte crossing the channel. Rings take at most RING_BUDGET bytes in all; a stream that finds no room
+ * goes to the host whole.
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
@@ -57,18 +66,21 @@
 enum {
     SPAWN = 1, GO = 2, STDIN_DATA = 3, STDIN_CLOSE = 4, SIGNAL = 5, WATCH = 6, UNWATCH = 7,
     SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15,
-    WATCHING = 16, WATCH_EVENTS = 17, WATCH_OVERFLOW = 18
+    WATCHING = 16, WATCH_EVENTS = 17, WATCH_OVERFLOW = 18, SKIPPED = 19
 };
 
-#define PROTOCOL_VERSION 2u          /* as AgentProtocol.VERSION */
+#define PROTOCOL_VERSION 3u          /* as AgentProtocol.VERSION */
 #define HEADER 9
-#define MAX_FRAME (16u << 20)          /* as JailAgent.MAX_FRAME */
+#define MAX_FRAME (16u << 20)          /* as AgentProtocol.MAX_FRAME */
 #define READ_CHUNK (64u << 10)         /* one read of a command's output = one frame */
 #define OUT_CAP (1u << 20)             /* command output waiting for the host before the pipes pause */
 #define OUT_HARD (4u << 20)            /* frames of any kind waiting for the host before host input pauses */
 #define STDIN_CAP (16u << 20)          /* stdin bytes queued for commands before host input pauses */
 #define MAX_COMMANDS 4096
 #define GRACE_NS (300LL * 1000 * 1000)
+#define MAX_KEEP (1u << 20)            /* the largest head/tail a SPAWN may ask the agent to keep */
+#define RING_BUDGET (32u << 20)        /* all commands' tail rings together */
+#define PUMP_ROUNDS 64                 /* reads of one pipe in a row before the loop looks at the others */
 
 struct chunk {
     struct chunk *next;
@@ -76,8 +88,19 @@ struct chunk {
     unsigned char data[];
 };
 
+/* One output stream under the cap (see the top of this file). */
+struct keep {
+    unsigned long long streamed; /* bytes sent to the host as they came */
+    unsigned char *ring;         /* the last bytes, once 2 × keep have been streamed */
+    size_t pos, fill;
+    unsigned long long bytes, chars; /* everything that went into the ring */
+    int whole;                   /* no room for a ring: the stream goes to the host whole */
+};
+
 struct cmd {
     int32_t id;
+    uint32_t keep; /* 0: all output goes to the host */
+    struct keep keep_out, keep_err;
     pid_t pid;
     int in_fd, out_fd, err_fd;
     struct chunk *q_head, *q_tail;
@@ -96,6 +119,7 @@ static pid_t self_pid;
 static struct cmd **cmds;
 static size_t ncmds, cmds_cap;
 static size_t stdin_queued;
+static size_t ring_total;
 
 /* toward the host */
 static unsigned char *out_buf;
@@ -140,6 +164,12 @@ static void put32(unsigned char *p, uint32_t v)
     p[1] = (unsigned char) (v >> 16);
     p[2] = (unsigned char) (v >> 8);
     p[3] = (unsigned char) v;
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    put32(p, (uint32_t) (v >> 32));
+    put32(p + 4, (uint32_t) v);
 }
 
 static uint32_t get32(const unsigned char *p)
@@ -264,9 +294,20 @@ static void close_stdin(struct cmd *c)
     close_fd(&c->in_fd);
 }
 
+static void drop_ring(struct cmd *c, struct keep *k)
+{
+    if (k->ring != NULL) {
+        free(k->ring);
+        k->ring = NULL;
+        ring_total -= c->keep;
+    }
+}
+
 static void remove_cmd(size_t i)
 {
     struct cmd *c = cmds[i];
+    drop_ring(c, &c->keep_out);
+    drop_ring(c, &c->keep_err);
     close_stdin(c);
     close_fd(&c->out_fd);
     close_fd(&c->err_fd);
@@ -328,19 +369,75 @@ static void feed(struct cmd *c)
         close_fd(&c->in_fd);
 }
 
+/* UTF-8 characters in p[0..n), counted as the host counts them: bytes that are not continuation bytes. */
+static unsigned long long count_chars(const unsigned char *p, size_t n)
+{
+    unsigned long long continuation = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x;
+        memcpy(&x, p + i, 8);
+        /* bit 7 of each byte: set and bit 6 clear (10xxxxxx) */
+        continuation += (unsigned long long) __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ULL);
+    }
+    for (; i < n; i++)
+        continuation += (p[i] & 0xC0) == 0x80;
+    return n - continuation;
+}
+
+/* Reads into the stream's tail ring (made on first use); what it overwrites is counted, never sent. */
+static int pump_ring(struct cmd *c, struct keep *k, int *fd)
+{
+    size_t want = c->keep - k->pos;
+    if (want > READ_CHUNK)
+        want = READ_CHUNK;
+    ssize_t n;
+    do {
+        n = read(*fd, k->ring + k->pos, want);
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    if (n <= 0) {
+        close_fd(fd);
+        return -1;
+    }
+    k->chars += count_chars(k->ring + k->pos, (size_t) n);
+    k->bytes += (unsigned long long) n;
+    k->pos += (size_t) n;
+    if (k->pos == c->keep)
+        k->pos = 0;
+    k->fill = k->fill + (size_t) n > c->keep ? c->keep : k->fill + (size_t) n;
+    return 1;
+}
+
 /*
- * Reads one chunk of a command's stdout or stderr into a frame; EOF or an error closes the pipe. Returns 1
- * when it read something, 0 when the pipe is empty for now, -1 when it is closed.
+ * Reads one chunk of a command's stdout or stderr into a frame (or, past a capped stream's first 2 × keep
+ * bytes, into its ring); EOF or an error closes the pipe. Returns 1 when it read something, 0 when the pipe
+ * is empty for now, -1 when it is closed.
  */
 static int pump(struct cmd *c, int *fd, int type)
 {
     if (*fd < 0)
         return -1;
-    out_room(HEADER + READ_CHUNK);
+    struct keep *k = type == STDOUT_DATA ? &c->keep_out : &c->keep_err;
+    size_t want = READ_CHUNK;
+    if (c->keep > 0 && !k->whole) {
+        unsigned long long head = 2ULL * c->keep;
+        if (k->streamed >= head) {
+            if (k->ring == NULL && ring_total + c->keep <= RING_BUDGET && (k->ring = malloc(c->keep)) != NULL)
+                ring_total += c->keep;
+            if (k->ring != NULL)
+                return pump_ring(c, k, fd);
+            k->whole = 1; /* nothing skipped yet: the rest goes to the host as it comes */
+        } else if (head - k->streamed < want) {
+            want = (size_t) (head - k->streamed);
+        }
+    }
+    out_room(HEADER + want);
     unsigned char *p = out_buf + out_head + out_len;
     ssize_t n;
     do {
-        n = read(*fd, p + HEADER, READ_CHUNK);
+        n = read(*fd, p + HEADER, want);
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return 0;
@@ -353,7 +450,32 @@ static int pump(struct cmd *c, int *fd, int type)
     put32(p + 5, (uint32_t) c->id);
     out_len += HEADER + (size_t) n;
     out_data += HEADER + (size_t) n;
+    k->streamed += (unsigned long long) n;
     return 1;
+}
+
+/* Before EXIT: what the ring skipped, then the ring's bytes, oldest first. */
+static void flush_ring(struct cmd *c, struct keep *k, int type)
+{
+    if (k->ring == NULL)
+        return;
+    unsigned long long kept_chars = count_chars(k->ring, k->fill);
+    unsigned long long skipped = k->bytes - k->fill;
+    if (skipped > 0) {
+        unsigned char b[17];
+        b[0] = (unsigned char) type;
+        put64(b + 1, skipped);
+        put64(b + 9, k->chars - kept_chars);
+        send_frame(SKIPPED, c->id, b, sizeof b);
+    }
+    if (k->fill < c->keep) {
+        send_frame(type, c->id, k->ring, k->fill);
+    } else {
+        send_frame(type, c->id, k->ring + k->pos, c->keep - k->pos);
+        if (k->pos > 0)
+            send_frame(type, c->id, k->ring, k->pos);
+    }
+    drop_ring(c, k);
 }
 
 static int is_live_reaper(pid_t p)
@@ -465,9 +587,9 @@ static void finish_cmds(long long now, long long *next_deadline)
              * The grace is over: take what is already in the pipes (this loop may have been busy, say
              * starting other commands, and never read them), then stop at the first empty read.
              */
-            while (out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0) {
+            for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0; r++) {
             }
-            while (out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0) {
+            for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0; r++) {
             }
         }
         /* while the host is not taking output, the grace does not run out: the output is still coming */
@@ -480,6 +602,8 @@ static void finish_cmds(long long now, long long *next_deadline)
             i++;
             continue;
         }
+        flush_ring(c, &c->keep_err, STDERR_DATA);
+        flush_ring(c, &c->keep_out, STDOUT_DATA);
         unsigned char b[12];
         long long oom = oom_kills();
         put32(b, (uint32_t) exit_code(c->status));
@@ -687,6 +811,12 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         send_failed(id, "bad SPAWN frame: ", why);
         goto out;
     }
+    uint32_t keep = 0;
+    if (end - p >= 4) {
+        keep = get32(p);
+        if (keep > MAX_KEEP)
+            keep = 0; /* a cap the agent will not hold is the host's to keep: everything goes */
+    }
     if (nargv == 0 || ncwd == 0) {
         send_failed(id, nargv == 0 ? "empty command" : "bad SPAWN frame: no working directory", NULL);
         goto out;
@@ -754,6 +884,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         goto out;
     }
     c->id = id;
+    c->keep = keep;
     c->pid = pid;
     c->in_fd = pipes[0][1];
     c->out_fd = pipes[1][0];
@@ -1154,7 +1285,8 @@ int main(int argc, char **argv)
                  * stderr first: what a command wrote to stderr before this stdout is already in its pipe, and
                  * the host must see it first (a code context's status line on stdout ends its run's stderr)
                  */
-                while (out_data < OUT_CAP && pump(owner[i], &owner[i]->err_fd, STDERR_DATA) > 0) {
+                for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP
+                                && pump(owner[i], &owner[i]->err_fd, STDERR_DATA) > 0; r++) {
                 }
                 if (out_data < OUT_CAP)
                     (void) pump(owner[i], &owner[i]->out_fd, STDOUT_DATA);

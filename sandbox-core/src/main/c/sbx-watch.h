@@ -152,12 +152,6 @@ static char *join(const char *a, const char *b)
     return s;
 }
 
-static void put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t) (v >> 32));
-    put32(p + 4, (uint32_t) v);
-}
-
 static void flush_batch(struct watch *w)
 {
     if (w->batch_len == 0)

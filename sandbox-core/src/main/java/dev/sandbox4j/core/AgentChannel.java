@@ -46,6 +46,13 @@ public final class AgentChannel implements Closeable {
 
         /** The channel ended before the command did. */
         void lost(String why);
+
+        /**
+         * The agent kept back {@code bytes} bytes ({@code chars} characters) of the middle of a stream under a SPAWN's
+         * keep; what follows is the stream's tail. Never called for a command spawned without one.
+         */
+        default void skipped(boolean stderr, long bytes, long chars) {
+        }
     }
 
     /** What the agent says about one file watch; called on the reader thread. */
@@ -125,10 +132,26 @@ public final class AgentChannel implements Closeable {
 
     /** Registers a command and asks the agent to start it, held at its gate until {@link #go}. */
     public void spawn(int id, List<String> argv, List<String> env, String cwd, Events events) throws IOException {
+        spawn(id, argv, env, cwd, 0, events);
+    }
+
+    /**
+     * As {@link #spawn(int, List, List, String, Events)}; with {@code keep} in 1..{@link AgentProtocol#MAX_KEEP} the
+     * agent sends only what a head+tail cap of {@code keep} bytes each end keeps, and {@link Events#skipped} for the rest.
+     */
+    public void spawn(int id, List<String> argv, List<String> env, String cwd, int keep, Events events)
+            throws IOException {
+        if (keep < 0 || keep > AgentProtocol.MAX_KEEP) {
+            throw new IllegalArgumentException("keep " + keep + " is not in 0.." + AgentProtocol.MAX_KEEP);
+        }
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
         payload.writeBytes(AgentProtocol.encodeStrings(argv));
         payload.writeBytes(AgentProtocol.encodeStrings(env));
         payload.writeBytes(AgentProtocol.encodeStrings(List.of(cwd)));
+        payload.write(keep >>> 24);
+        payload.write(keep >>> 16);
+        payload.write(keep >>> 8);
+        payload.write(keep);
         commands.put(id, events);
         try {
             send(AgentProtocol.SPAWN, id, payload.toByteArray(), true);
@@ -377,12 +400,21 @@ public final class AgentChannel implements Closeable {
                     }
                     case AgentProtocol.STDOUT -> e.stdout(p);
                     case AgentProtocol.STDERR -> e.stderr(p);
+                    case AgentProtocol.SKIPPED -> {
+                        // bounded: a confused agent's counts are dropped, never thrown on this thread
+                        if (p.length == 17 && (p[0] == AgentProtocol.STDOUT || p[0] == AgentProtocol.STDERR)) {
+                            long bytes = AgentProtocol.readLong(p, 1);
+                            long chars = AgentProtocol.readLong(p, 9);
+                            if (bytes > 0 && chars >= 0 && chars <= bytes) {
+                                e.skipped(p[0] == AgentProtocol.STDERR, bytes, chars);
+                            }
+                        }
+                    }
                     case AgentProtocol.EXIT -> {
                         commands.remove(id);
                         long oom = -1;
                         if (p.length >= 12) {
-                            oom = ((long) AgentProtocol.readInt(java.util.Arrays.copyOfRange(p, 4, 8)) << 32)
-                                    | (AgentProtocol.readInt(java.util.Arrays.copyOfRange(p, 8, 12)) & 0xffffffffL);
+                            oom = AgentProtocol.readLong(p, 4);
                             if (oom >= 0) {
                                 lastOomKills.accumulateAndGet(oom, Math::max);
                             }

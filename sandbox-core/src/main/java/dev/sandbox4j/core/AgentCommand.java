@@ -32,12 +32,14 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
     volatile ExecStatus forcedStatus; // TIMEOUT or KILLED when we ended it
     volatile String forcedDetail = "";
     private volatile ExecResult result;
+    private final boolean listening;
 
     AgentCommand(AgentShell shell, int id, ExecRequest request, int limit, OutputListener listener) {
         this.shell = shell;
         this.id = id;
         this.request = request;
-        if (listener == null || listener == OutputListener.NONE) {
+        this.listening = listener != null && listener != OutputListener.NONE;
+        if (!listening) {
             this.out = new OutputBuffer(limit);
             this.err = new OutputBuffer(limit);
         } else {
@@ -71,6 +73,20 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
     @Override
     public void stderr(byte[] bytes) {
         err.write(bytes);
+    }
+
+    @Override
+    public void skipped(boolean stderr, long bytes, long chars) {
+        (stderr ? err : out).skip(bytes, chars);
+    }
+
+    /**
+     * What the agent may keep of each end of each stream (see {@link AgentProtocol#MAX_KEEP}): the cap's bytes when
+     * nothing listens to the output, so a flood stays in the sandbox; 0 (all of it) for a listener, which sees every
+     * byte, or a cap too large for the agent to hold.
+     */
+    int keepBytes() {
+        return listening || out.keepBytes() > AgentProtocol.MAX_KEEP ? 0 : out.keepBytes();
     }
 
     @Override

@@ -17,9 +17,9 @@ import java.util.List;
  */
 public final class AgentProtocol {
     /** The version this host speaks; the agent announces its own in {@link #READY}. */
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
     // host -> jail
-    public static final byte SPAWN = 1;      // payload: strings argv..., then env as "K=V"..., then cwd (see encode)
+    public static final byte SPAWN = 1;      // payload: strings argv..., env as "K=V"..., cwd; then int keep (0: all output)
     public static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
     public static final byte STDIN = 3;
     public static final byte STDIN_CLOSE = 4;
@@ -36,6 +36,14 @@ public final class AgentProtocol {
     public static final byte WATCHING = 16;  // payload: int directories watched; the watch records from now on
     public static final byte WATCH_EVENTS = 17; // payload: records (see AgentWatches)
     public static final byte WATCH_OVERFLOW = 18;
+    public static final byte SKIPPED = 19;   // payload: byte STDOUT|STDERR, long bytes, long characters not sent (see KEEP)
+
+    /**
+     * The largest {@code keep} a SPAWN may ask for: the agent then streams a stream's first {@code 2 × keep} bytes,
+     * keeps only its last {@code keep} after them and sends {@link #SKIPPED} for the rest before the EXIT, so a
+     * head+tail cap of {@code keep} bytes each end sees the same bytes as if all had come.
+     */
+    public static final int MAX_KEEP = 1 << 20;
 
     /** The largest frame either side accepts; a bigger (or smaller than a header) length ends the channel. */
     public static final int MAX_FRAME = 16 << 20;
@@ -97,6 +105,14 @@ public final class AgentProtocol {
     }
 
     public static int readInt(byte[] b) {
-        return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+        return readInt(b, 0);
+    }
+
+    public static int readInt(byte[] b, int at) {
+        return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
+    }
+
+    public static long readLong(byte[] b, int at) {
+        return ((long) readInt(b, at) << 32) | (readInt(b, at + 4) & 0xffffffffL);
     }
 }

@@ -258,7 +258,7 @@ public final class AgentShell implements Shell, CodeRunner {
         commands.put(c.id, c);
         made[0] = c;
         try {
-            channel.spawn(c.id, request.argv(), env, cwd, c);
+            channel.spawn(c.id, request.argv(), env, cwd, c.keepBytes(), c);
         } catch (IOException e) {
             commands.remove(c.id);
             c.exit.complete(-1);

@@ -83,6 +83,30 @@ public final class OutputBuffer {
     }
 
     /**
+     * Counts {@code bytes} bytes of {@code chars} characters that went by without being written: the middle of a
+     * stream whose source (the agent) already cut it, having sent the first {@code 2 × 4 × limit} bytes; the last
+     * {@code 4 × limit} follow. The buffer then holds what it would have held had every byte been written.
+     */
+    public synchronized void skip(long bytes, long chars) {
+        if (bytes <= 0 || chars < 0) {
+            return;
+        }
+        totalBytes = saturatedAdd(totalBytes, bytes);
+        totalChars = saturatedAdd(totalChars, chars);
+        tailWrapped = true;
+    }
+
+    /** What the agent should keep of each end of a stream for this buffer: its head and tail capacity in bytes. */
+    public int keepBytes() {
+        return head.length;
+    }
+
+    private static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return r < 0 ? Long.MAX_VALUE : r;
+    }
+
+    /**
      * Reads {@code in} to its end into this buffer, in 64 KiB chunks, and returns the number of bytes read. Does not
      * close the stream.
      */
@@ -165,7 +189,7 @@ public final class OutputBuffer {
     /** The kept text: the whole stream, or head + {@link #marker} + tail when it is longer than twice the limit. */
     public synchronized String text() {
         if (!tailWrapped) {
-            String all = decode(head, 0, headLength) + decode(tail, 0, tailPosition);
+            String all = unwrapped();
             int codePoints = all.codePointCount(0, all.length());
             if (codePoints <= 2L * limit) {
                 return all;
@@ -193,11 +217,19 @@ public final class OutputBuffer {
     /** What the cap did: total bytes, and characters cut from the middle. */
     public synchronized Truncation truncation() {
         if (!tailWrapped) {
-            String all = decode(head, 0, headLength) + decode(tail, 0, tailPosition);
+            String all = unwrapped();
             int codePoints = all.codePointCount(0, all.length());
             return new Truncation(totalBytes, codePoints <= 2L * limit ? 0 : omitted(codePoints));
         }
         return new Truncation(totalBytes, omitted(totalChars));
+    }
+
+    /** Everything, while the tail has not wrapped: decoded as one sequence (a character may straddle the two). */
+    private String unwrapped() {
+        byte[] all = new byte[headLength + tailPosition];
+        System.arraycopy(head, 0, all, 0, headLength);
+        System.arraycopy(tail, 0, all, headLength, tailPosition);
+        return decode(all, 0, all.length);
     }
 
     private long omitted(long chars) {

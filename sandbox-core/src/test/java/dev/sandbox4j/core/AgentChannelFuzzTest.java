@@ -69,9 +69,22 @@ class AgentChannelFuzzTest {
             int cid = channel.newId();
             AtomicInteger count = new AtomicInteger();
             finals.put(cid, count);
-            channel.spawn(cid, List.of("/bin/true"), List.of(), "/workspace", new AgentChannel.Events() {
+            OutputBuffer out = new OutputBuffer(50);
+            channel.spawn(cid, List.of("/bin/true"), List.of(), "/workspace", out.keepBytes(),
+                    new AgentChannel.Events() {
                 @Override
                 public void spawned(int pid) {
+                }
+
+                @Override
+                public void skipped(boolean stderr, long bytes, long chars) {
+                    out.skip(bytes, chars);
+                    try {
+                        out.text();
+                        out.truncation();
+                    } catch (RuntimeException e) {
+                        thrown.add(e);
+                    }
                 }
 
                 @Override
@@ -81,6 +94,7 @@ class AgentChannelFuzzTest {
 
                 @Override
                 public void stdout(byte[] bytes) {
+                    out.write(bytes);
                     if (bytes.length > AgentProtocol.MAX_FRAME) {
                         thrown.add(new AssertionError("frame over the limit: " + bytes.length));
                     }
@@ -157,10 +171,21 @@ class AgentChannelFuzzTest {
                 case 6 -> frame(b, AgentProtocol.FAILED, id, randomBytes(r, r.nextInt(200)));
                 case 7 -> frame(b, AgentProtocol.STDERR, id, randomBytes(r, r.nextInt(4096)));
                 case 8 -> frame(b, AgentProtocol.READY, id, randomBytes(r, r.nextInt(8)));
+                case 9 -> frame(b, AgentProtocol.SKIPPED, id, r.nextBoolean() ? randomBytes(r, r.nextInt(20))
+                        : skipped(r));                                                        // any counts
                 default -> frame(b, AgentProtocol.STDOUT, id, randomBytes(r, r.nextInt(70_000)));
             }
         }
         return b.toByteArray();
+    }
+
+    /** A well-formed SKIPPED frame's payload with counts of any size, sign or ratio. */
+    private static byte[] skipped(Random r) {
+        java.nio.ByteBuffer p = java.nio.ByteBuffer.allocate(17);
+        p.put(r.nextBoolean() ? AgentProtocol.STDOUT : AgentProtocol.STDERR);
+        p.putLong(r.nextInt(4) == 0 ? r.nextLong() : r.nextInt(1 << 20));
+        p.putLong(r.nextInt(4) == 0 ? r.nextLong() : r.nextInt(1 << 20));
+        return p.array();
     }
 
     private static void frame(ByteArrayOutputStream b, byte type, int id, byte[] payload) {

@@ -91,4 +91,34 @@ class OutputBufferTest {
         assertThat(after - before).as("heap growth while 1 GiB went through").isLessThan(64L << 20);
         assertThat(buffer.text()).hasSize(2 * limit + OutputBuffer.marker((1L << 30) - 2 * limit).length());
     }
+
+    /** A character across the head's last byte, with the tail not yet wrapped, is one character, not two bad ones. */
+    @Test
+    void aCharacterAcrossTheHeadsEdge_staysWhole() {
+        OutputBuffer buffer = new OutputBuffer(20); // head and tail of 80 bytes each
+        String text = "a".repeat(79) + "é" + "b";
+        buffer.write(text.getBytes(StandardCharsets.UTF_8));
+        String all = text;
+        assertThat(buffer.text()).isEqualTo(all.substring(0, 20) + OutputBuffer.marker(81 - 40)
+                + all.substring(all.length() - 20));
+        assertThat(buffer.text()).doesNotContain("\uFFFD");
+    }
+
+    /** What the agent skips and then sends as the tail leaves the buffer as if every byte had come. */
+    @Test
+    void skippedMiddle_endsLikeTheWholeStream() {
+        int limit = 10;
+        byte[] all = "0123456789".repeat(1000).getBytes(StandardCharsets.UTF_8);
+        OutputBuffer whole = new OutputBuffer(limit);
+        whole.write(all);
+        OutputBuffer cut = new OutputBuffer(limit);
+        int keep = cut.keepBytes();
+        cut.write(all, 0, 2 * keep);
+        cut.skip(all.length - 3L * keep, all.length - 3L * keep);
+        cut.write(all, all.length - keep, keep);
+        assertThat(cut.text()).isEqualTo(whole.text());
+        assertThat(cut.truncation()).isEqualTo(whole.truncation());
+        cut.skip(-5, 3); // nonsense counts change nothing
+        assertThat(cut.truncation()).isEqualTo(whole.truncation());
+    }
 }

@@ -320,6 +320,42 @@ public interface ShellContract extends ConformanceSupport {
         }
     }
 
+    /**
+     * Lengths on each side of the cap's edges (a backend may cut the middle before the host sees it) in UTF-8 of 1- to
+     * 4-byte characters, possibly ending inside one: the result keeps the first and last {@code limit} characters of
+     * the whole text and counts the rest, to the character.
+     */
+    @Test
+    @Requires(Feature.SHELL)
+    default void run_outputAroundTheCapsEdges_keepsExactCharacters(Sandbox sandbox) {
+        int limit = 20;
+        java.util.Random random = new java.util.Random(20);
+        String[] pieces = {"a", "b\n", "é", "€", "😀"};
+        for (int length : new int[] {0, 39, 40, 41, 79, 80, 81, 82, 83, 159, 160, 161, 162, 239, 240, 241, 242, 243,
+            5_000, 300_001}) {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            while (b.size() < length) {
+                b.writeBytes(pieces[random.nextInt(pieces.length)].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+            byte[] bytes = java.util.Arrays.copyOf(b.toByteArray(), length);
+            String all = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+            int chars = all.codePointCount(0, all.length());
+            String expected = chars <= 2 * limit ? all
+                    : all.substring(0, all.offsetByCodePoints(0, limit))
+                    + new Truncation(length, chars - 2L * limit).marker()
+                    + all.substring(all.offsetByCodePoints(all.length(), -limit));
+            Truncation truncation = new Truncation(length, Math.max(0, chars - 2L * limit));
+            sandbox.files().write("cap.bin", bytes);
+            ExecResult r = sandbox.shell().run(ExecRequest.shell("cat cap.bin; cat cap.bin >&2")
+                    .withOutputLimit(limit));
+            assertThat(r.exitCode()).isZero();
+            assertThat(r.stdout()).as("stdout of %d bytes", length).isEqualTo(expected);
+            assertThat(r.stdoutTruncation()).as("stdout of %d bytes", length).isEqualTo(truncation);
+            assertThat(r.stderr()).as("stderr of %d bytes", length).isEqualTo(expected);
+            assertThat(r.stderrTruncation()).as("stderr of %d bytes", length).isEqualTo(truncation);
+        }
+    }
+
     @Test
     @Requires(Feature.SHELL)
     default void run_200MbFlood_keepsResultAtDefaultCap(Sandbox sandbox) {
