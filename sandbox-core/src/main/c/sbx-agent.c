@@ -374,11 +374,17 @@ static unsigned long long count_chars(const unsigned char *p, size_t n)
 {
     unsigned long long continuation = 0;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x;
-        memcpy(&x, p + i, 8);
-        /* bit 7 of each byte: set and bit 6 clear (10xxxxxx) */
-        continuation += (unsigned long long) __builtin_popcountll(x & ~(x << 1) & 0x8080808080808080ULL);
+    while (n - i >= 8) {
+        /* eight byte-wide counters, each at most 255: a continuation byte (10xxxxxx) adds 1 to its lane */
+        size_t words = (n - i) / 8 > 255 ? 255 : (n - i) / 8;
+        uint64_t lanes = 0;
+        for (size_t w = 0; w < words; w++, i += 8) {
+            uint64_t x;
+            memcpy(&x, p + i, 8);
+            lanes += ((x & ~(x << 1)) >> 7) & 0x0101010101010101ULL;
+        }
+        lanes = (lanes & 0x00FF00FF00FF00FFULL) + ((lanes >> 8) & 0x00FF00FF00FF00FFULL);
+        continuation += (lanes * 0x0001000100010001ULL) >> 48;
     }
     for (; i < n; i++)
         continuation += (p[i] & 0xC0) == 0x80;

@@ -56,6 +56,24 @@ public final class Boxes {
         }
     }
 
+    /** The default spec without its CPU limit (one core): a pipeline of three processes then has both cores. */
+    @State(Scope.Benchmark)
+    public static class LocalNoCpuLimit {
+        Sandbox sandbox;
+
+        @Setup(Level.Trial)
+        public void open() {
+            sandbox = Sandboxes.open("local", dev.sandbox4j.SandboxSpec.builder()
+                    .limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withCpus(0)).build());
+            Host.ok(sandbox.shell().run("true"));
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            sandbox.close();
+        }
+    }
+
     @State(Scope.Benchmark)
     public static class DockerNoQuota {
         Sandbox sandbox;

@@ -88,6 +88,12 @@ public class Flood {
         return h.last;
     }
 
+    /** The default spec but its CPU limit: what the one-core quota costs a pipeline of three processes. */
+    @Benchmark
+    public ExecResult localNoCpuLimit(Boxes.LocalNoCpuLimit b) {
+        return check(b.sandbox.shell().run(Host.FLOOD));
+    }
+
     @Benchmark
     public ExecResult docker(Boxes.Docker b, Heap h) {
         h.last = null;
@@ -101,6 +107,26 @@ public class Flood {
         int exit = Host.runDiscard(List.of("/bin/sh", "-c", Host.FLOOD));
         Host.ok(exit);
         return exit;
+    }
+
+    /**
+     * Baseline: what a user would do by hand to capture the output: the same pipeline from {@code ProcessBuilder},
+     * stdout read by the JVM (and dropped); one pipe more than /dev/null, as in the sandbox.
+     */
+    @Benchmark
+    public long hostRead() throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("/bin/sh", "-c", Host.FLOOD)
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        long n;
+        try (java.io.InputStream in = p.getInputStream()) {
+            n = in.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+        Host.ok(p.waitFor());
+        if (n != 1L << 30) {
+            throw new IllegalStateException("read " + n + " bytes");
+        }
+        return n;
     }
 
     /** Baseline: the same pipeline with {@code docker exec} in the sandbox's container, the CLI's stdout to /dev/null. */
