@@ -1048,9 +1048,10 @@ static int parse_flag(const char *arg, const char *name, long long *out)
 }
 
 /*
- * Host side, for a jail of a JVM that is not root (issue 16): sbx-agent --workspace-tmpfs=PID,BYTES,INODES
+ * Host side, for a jail of a JVM that is not root (issue 16): sbx-agent --workspace-tmpfs=PID,BYTES,INODES[,huge]
  *
- * Puts a tmpfs of BYTES (0: tmpfs's default) and INODES (0: tmpfs's default) over /workspace in the mount namespace
+ * Puts a tmpfs of BYTES (0: tmpfs's default) and INODES (0: tmpfs's default), with huge=within_size when asked
+ * (the host has transparent huge pages for tmpfs), over /workspace in the mount namespace
  * of the jail process PID. No host privilege: the JVM's user owns the jail's user namespace, so this process has
  * every capability in it once it joins it. The tmpfs is mounted in a mount namespace of this process's own (a copy
  * of the host's, owned by the jail's user namespace); only its directory w is cloned onto the jail's /workspace.
@@ -1081,12 +1082,13 @@ static int tmpfs_fail(const char *what)
 static int workspace_tmpfs(const char *spec)
 {
     long long pid, bytes, inodes;
-    char extra;
-    if (sscanf(spec, "%lld,%lld,%lld%c", &pid, &bytes, &inodes, &extra) != 3 || pid <= 0 || bytes < 0
-            || inodes < 0) {
-        say("bad --workspace-tmpfs=%s (want PID,BYTES,INODES)", spec);
+    int end = 0;
+    if (sscanf(spec, "%lld,%lld,%lld%n", &pid, &bytes, &inodes, &end) != 3 || pid <= 0 || bytes < 0
+            || inodes < 0 || (spec[end] != '\0' && strcmp(spec + end, ",huge") != 0)) {
+        say("bad --workspace-tmpfs=%s (want PID,BYTES,INODES[,huge])", spec);
         return 2;
     }
+    int huge = spec[end] != '\0';
     char path[64];
     snprintf(path, sizeof path, "/proc/%lld/ns/mnt", pid);
     int jail_mnt = open(path, O_RDONLY | O_CLOEXEC);
@@ -1104,7 +1106,7 @@ static int workspace_tmpfs(const char *spec)
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
         return tmpfs_fail("make the mounts private");
     char opts[128];
-    int n = snprintf(opts, sizeof opts, "mode=0700");
+    int n = snprintf(opts, sizeof opts, huge ? "mode=0700,huge=within_size" : "mode=0700");
     if (bytes > 0)
         n += snprintf(opts + n, sizeof opts - (size_t) n, ",size=%lld", bytes);
     if (inodes > 0) /* its root, w and s are inodes too */

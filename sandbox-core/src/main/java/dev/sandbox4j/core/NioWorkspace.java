@@ -10,12 +10,14 @@ import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
 import java.io.ByteArrayOutputStream;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -83,34 +85,46 @@ public final class NioWorkspace extends WorkspaceBase {
         private final Runnable guard;
         private final long maxEntries;
         private final Changes changes;
+        private final boolean sizeFirst;
 
         private Options(Integer uid, Integer gid, long maxFileBytes, Runnable guard, long maxEntries,
-                        Changes changes) {
+                        Changes changes, boolean sizeFirst) {
             this.uid = uid;
             this.gid = gid;
             this.maxFileBytes = maxFileBytes;
             this.guard = guard;
             this.maxEntries = maxEntries;
             this.changes = changes;
+            this.sizeFirst = sizeFirst;
         }
 
         public static Options defaults() {
-            return new Options(null, null, 0, () -> { }, 0, null);
+            return new Options(null, null, 0, () -> { }, 0, null, false);
+        }
+
+        /**
+         * A write whose size is known first sets the new file's size (sparse), then fills it: on a tmpfs mounted
+         * {@code huge=within_size} a kernel before 6.14 puts a file in large pages only where they lie within its
+         * size, so a file written from its start would never get them. Only for a staging directory on the default
+         * file system.
+         */
+        public Options withSizeFirst(boolean sizeFirst) {
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
 
         /** Files and directories created through the API get this owner (the sandbox's uid on the host). */
         public Options withOwner(int uid, int gid) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
 
         /** Writes past this size fail with {@link ErrorKind#TOO_LARGE}; 0 for no limit. */
         public Options withMaxFileBytes(long maxFileBytes) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
 
         /** Runs before every operation; throw from it to refuse (a closed sandbox throws {@link ErrorKind#CLOSED}). */
         public Options withGuard(Runnable guard) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
 
         /**
@@ -119,7 +133,7 @@ public final class NioWorkspace extends WorkspaceBase {
          * change is looked at twice.
          */
         public Options withChanges(Changes changes) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
 
         /**
@@ -129,7 +143,7 @@ public final class NioWorkspace extends WorkspaceBase {
          * as in the in-memory backend; a real file system's own inode limit is what bounds commands.
          */
         public Options withMaxEntries(long maxEntries) {
-            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes);
+            return new Options(uid, gid, maxFileBytes, guard, maxEntries, changes, sizeFirst);
         }
     }
 
@@ -242,12 +256,19 @@ public final class NioWorkspace extends WorkspaceBase {
     @Override
     public void write(String path, byte[] content) {
         checkSize(path, content.length);
-        writeAtomically(path, out -> out.write(content));
+        writeAtomically(path, content.length, out -> {
+            // big chunks, never one huge write (see copyBounded)
+            for (int off = 0; off < content.length; off += 1 << 20) {
+                out.write(content, off, Math.min(1 << 20, content.length - off));
+            }
+        });
     }
 
     @Override
     public void write(String path, InputStream content) {
-        writeAtomically(path, out -> copyBounded(content, out, options.maxFileBytes, path));
+        // exactly a ByteArrayInputStream: available() is what is left, so the size is known before the content
+        long size = content.getClass() == ByteArrayInputStream.class ? ((ByteArrayInputStream) content).available() : -1;
+        writeAtomically(path, size, out -> copyBounded(content, out, options.maxFileBytes, path));
     }
 
     @Override
@@ -264,7 +285,7 @@ public final class NioWorkspace extends WorkspaceBase {
         try (SecureDirectoryStream<Path> dir = mkdirs(segments.subList(0, segments.size() - 1), rel)) {
             BasicFileAttributes attrs = attrs(dir, name);
             if (attrs == null) {
-                writeInto(dir, name, rel, out -> out.write(content));
+                writeInto(dir, name, rel, content.length, out -> out.write(content));
                 return;
             }
             requireRegular(attrs, rel);
@@ -310,19 +331,25 @@ public final class NioWorkspace extends WorkspaceBase {
         void write(OutputStream out) throws IOException;
     }
 
-    private void writeAtomically(String path, Writer writer) {
+    private void writeAtomically(String path, long size, Writer writer) {
         guard();
         String rel = WorkspacePaths.requireNonRoot(path);
         List<String> segments = WorkspacePaths.segments(rel);
         try (SecureDirectoryStream<Path> dir = mkdirs(segments.subList(0, segments.size() - 1), rel)) {
-            writeInto(dir, segments.get(segments.size() - 1), rel, writer);
+            writeInto(dir, segments.get(segments.size() - 1), rel, size, writer);
         } catch (IOException e) {
             throw translate(e, rel);
         }
     }
 
-    /** Writes a new file in staging, then renames it over {@code name} in {@code dir}. */
-    private void writeInto(SecureDirectoryStream<Path> dir, String name, String rel, Writer writer)
+    /** Files this big or more are sized first ({@link Options#withSizeFirst}): one large page. */
+    private static final long SIZE_FIRST_MIN = 2 << 20;
+
+    /**
+     * Writes a new file in staging, then renames it over {@code name} in {@code dir}; {@code size} is what the
+     * writer will write, or -1 when unknown.
+     */
+    private void writeInto(SecureDirectoryStream<Path> dir, String name, String rel, long size, Writer writer)
             throws IOException {
         BasicFileAttributes existing = attrs(dir, name);
         Set<PosixFilePermission> mode = null;
@@ -339,9 +366,16 @@ public final class NioWorkspace extends WorkspaceBase {
         }
         Path temp = newStagingPath();
         try {
-            try (OutputStream out = Files.newOutputStream(temp, StandardOpenOption.CREATE_NEW,
-                    StandardOpenOption.WRITE)) {
-                writer.write(out);
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                if (options.sizeFirst && size >= SIZE_FIRST_MIN) {
+                    try (java.io.RandomAccessFile sized = new java.io.RandomAccessFile(temp.toFile(), "rw")) {
+                        sized.setLength(size); // ftruncate: sparse, nothing allocated or charged yet
+                    }
+                }
+                writer.write(Channels.newOutputStream(ch));
+                if (ch.size() > ch.position()) {
+                    ch.truncate(ch.position()); // fewer bytes came than announced: no zeros after them
+                }
             }
             own(temp, mode == null ? "rw-r--r--" : null, mode);
             moveIn(temp, dir, name, rel);

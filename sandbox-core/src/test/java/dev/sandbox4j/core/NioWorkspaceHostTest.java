@@ -285,4 +285,36 @@ class NioWorkspaceHostTest {
                 .kind()).isEqualTo(ErrorKind.TOO_LARGE);
         assertThat(NioWorkspace.translate(new IOException("Broken pipe"), "a").kind()).isEqualTo(ErrorKind.IO_ERROR);
     }
+
+    /** Sized first (huge-page tmpfs): the file ends exactly as written, and a failed write leaves the old file. */
+    @Test
+    void sizeFirst_writesExactContent_andAFailedWriteLeavesTheOldFile() throws IOException {
+        NioWorkspace sized = new NioWorkspace(workspace, tmp.resolve("staging"),
+                NioWorkspace.Options.defaults().withSizeFirst(true).withMaxFileBytes(8 << 20));
+        byte[] big = new byte[(3 << 20) + 17];
+        new java.util.Random(3).nextBytes(big);
+        sized.write("a.bin", big);
+        assertThat(Files.readAllBytes(workspace.resolve("a.bin"))).isEqualTo(big);
+        java.io.ByteArrayInputStream in = new java.io.ByteArrayInputStream(big);
+        in.skip(1000); // what is left is what gets written
+        sized.write("b.bin", in);
+        assertThat(Files.size(workspace.resolve("b.bin"))).isEqualTo(big.length - 1000L);
+        assertThat(Files.readAllBytes(workspace.resolve("b.bin")))
+                .isEqualTo(java.util.Arrays.copyOfRange(big, 1000, big.length));
+        // announced 3 MiB, then the stream fails: nothing changes, nothing stays in staging
+        java.io.InputStream failing = new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(big),
+                new java.io.InputStream() {
+                    @Override
+                    public int read() throws IOException {
+                        throw new IOException("source broke");
+                    }
+                });
+        assertKind(() -> sized.write("a.bin", failing), ErrorKind.IO_ERROR);
+        assertThat(Files.readAllBytes(workspace.resolve("a.bin"))).isEqualTo(big);
+        sized.write("c.bin", new byte[0]);
+        assertThat(Files.size(workspace.resolve("c.bin"))).isZero();
+        try (var left = Files.list(tmp.resolve("staging"))) {
+            assertThat(left).isEmpty();
+        }
+    }
 }

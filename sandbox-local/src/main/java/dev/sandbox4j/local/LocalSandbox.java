@@ -138,7 +138,8 @@ final class LocalSandbox implements Sandbox {
             langs.add(Language.BASH);
         }
         NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(this::checkOpen)
-                .withMaxFileBytes(info.limits().maxFileBytes());
+                .withMaxFileBytes(info.limits().maxFileBytes())
+                .withSizeFirst(info.limits().hasWorkspaceQuota() && WorkspaceQuota.HUGE);
         if (Host.isRoot()) {
             fo = fo.withOwner(uid, gid);
         }
