@@ -88,6 +88,17 @@ public class Flood {
         return h.last;
     }
 
+    /**
+     * Profile, not a baseline a user would run: the same pipeline in the same kind of sandbox, with one more pipe to
+     * {@code cat > /dev/null} in place of the agent. The agent's share is what {@link #local} costs beyond it.
+     */
+    @Benchmark
+    public ExecResult localThroughCat(Boxes.Local b) {
+        ExecResult r = b.sandbox.shell().run(Host.FLOOD + " | cat > /dev/null");
+        Host.ok(r);
+        return r;
+    }
+
     /** The default spec but its CPU limit: what the one-core quota costs a pipeline of three processes. */
     @Benchmark
     public ExecResult localNoCpuLimit(Boxes.LocalNoCpuLimit b) {

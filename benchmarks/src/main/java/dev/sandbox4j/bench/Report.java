@@ -75,6 +75,8 @@ final class Report {
         String fl = "1 GiB to stdout, default cap";
         rows.add(new Row(fl, "local", "Flood.local", "same on the host to /dev/null", "Flood.hostDevNull"));
         rows.add(new Row(fl, "local", "Flood.local", "raw ProcessBuilder, stdout read", "Flood.hostRead"));
+        rows.add(new Row(fl, "local", "Flood.local", "same in the sandbox through `| cat > /dev/null`",
+                "Flood.localThroughCat"));
         rows.add(new Row(fl, "local, no CPU limit", "Flood.localNoCpuLimit", "same on the host to /dev/null",
                 "Flood.hostDevNull"));
         rows.add(new Row(fl, "local, no CPU limit", "Flood.localNoCpuLimit", "raw ProcessBuilder, stdout read",
