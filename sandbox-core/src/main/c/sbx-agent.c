@@ -392,14 +392,12 @@ static unsigned long long count_chars(const unsigned char *p, size_t n)
 }
 
 /* Reads into the stream's tail ring (made on first use); what it overwrites is counted, never sent. */
-static int pump_ring(struct cmd *c, struct keep *k, int *fd)
+/* One read of a command's pipe: > 0 bytes read, 0 empty for now, -1 at EOF or on an error (then closed). */
+static ssize_t read_pipe(int *fd, unsigned char *into, size_t want)
 {
-    size_t want = c->keep - k->pos;
-    if (want > READ_CHUNK)
-        want = READ_CHUNK;
     ssize_t n;
     do {
-        n = read(*fd, k->ring + k->pos, want);
+        n = read(*fd, into, want);
     } while (n < 0 && errno == EINTR);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
         return 0;
@@ -407,6 +405,17 @@ static int pump_ring(struct cmd *c, struct keep *k, int *fd)
         close_fd(fd);
         return -1;
     }
+    return n;
+}
+
+static int pump_ring(struct cmd *c, struct keep *k, int *fd)
+{
+    size_t want = c->keep - k->pos;
+    if (want > READ_CHUNK)
+        want = READ_CHUNK;
+    ssize_t n = read_pipe(fd, k->ring + k->pos, want);
+    if (n <= 0)
+        return (int) n;
     k->chars += count_chars(k->ring + k->pos, (size_t) n);
     k->bytes += (unsigned long long) n;
     k->pos += (size_t) n;
@@ -441,16 +450,9 @@ static int pump(struct cmd *c, int *fd, int type)
     }
     out_room(HEADER + want);
     unsigned char *p = out_buf + out_head + out_len;
-    ssize_t n;
-    do {
-        n = read(*fd, p + HEADER, want);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return 0;
-    if (n <= 0) {
-        close_fd(fd);
-        return -1;
-    }
+    ssize_t n = read_pipe(fd, p + HEADER, want);
+    if (n <= 0)
+        return (int) n;
     put32(p, (uint32_t) n + 5);
     p[4] = (unsigned char) type;
     put32(p + 5, (uint32_t) c->id);
