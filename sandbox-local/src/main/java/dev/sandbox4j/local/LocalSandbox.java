@@ -194,6 +194,7 @@ final class LocalSandbox implements Sandbox {
      */
     private static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec, String quotaFailed) {
         CgroupSetting setting = CgroupSetting.get(options);
+        Phases.mark("open");
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
@@ -214,8 +215,10 @@ final class LocalSandbox implements Sandbox {
         } catch (IOException e) {
             throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
         }
+        Phases.mark("open: limits, seccomp, binaries read");
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
+        Phases.mark("open: janitor");
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
@@ -237,6 +240,7 @@ final class LocalSandbox implements Sandbox {
             }
             Path workspace = ws;
             Path staging = ctl.resolve("staging");
+            Phases.mark("open: ctl and workspace dirs");
             String noQuota = quotaFailed != null ? quotaFailed : WorkspaceQuota.unavailableReason(host);
             // not root: the quota's tmpfs is mounted in the jail's own mount namespace once the jail runs
             boolean quotaInJail = !root && granted.hasWorkspaceQuota();
@@ -252,6 +256,7 @@ final class LocalSandbox implements Sandbox {
                     noQuota = e.getMessage();
                 }
             }
+            Phases.mark("open: workspace quota mount");
             if (quotaInJail) {
                 WorkspaceQuota.linkStandIn(ctl);
                 workspace = ctl.resolve(WorkspaceQuota.HOLDER_LINK).resolve("w");
@@ -273,8 +278,10 @@ final class LocalSandbox implements Sandbox {
                 Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-xr-xr-x"));
             }
 
+            Phases.mark("open: agent binaries written");
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
+            Phases.mark("open: cgroups made");
             long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
             boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
             ResourceLimits inForce = new ResourceLimits(cg.memory ? granted.memoryBytes() : 0,
@@ -307,6 +314,7 @@ final class LocalSandbox implements Sandbox {
             writeSecret(ctl.resolve("nsswitch"), ("passwd: files\ngroup: files\nhosts: files\n")
                     .getBytes(StandardCharsets.UTF_8));
 
+            Phases.mark("open: control files");
             StringBuilder script = new StringBuilder();
             script.append(cg.placeLauncher());
             String c = ctl.toString();
@@ -352,7 +360,9 @@ final class LocalSandbox implements Sandbox {
                 CgroupSetting.userBusEnv(pb);
             }
             pb.directory(ctl.toFile());
+            Phases.mark("open: launcher script");
             Process jail = Host.launch(pb);
+            Phases.mark("open: launcher forked");
             try {
                 cg.bind(jail);
             } catch (IOException e) {
@@ -407,7 +417,9 @@ final class LocalSandbox implements Sandbox {
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info);
             OPEN.add(sandbox);
             sandbox.startReaders();
+            Phases.mark("open: sandbox object, readers");
             sandbox.awaitReady();
+            Phases.mark("open: agent READY");
             if (quotaInJail) {
                 try {
                     sandbox.holdWorkspace(agentDir.resolve(AgentBinary.AGENT), granted);
@@ -430,6 +442,7 @@ final class LocalSandbox implements Sandbox {
                 throw e;
             }
             sandbox.lifetimeTask = TIMER.schedule(sandbox::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+            Phases.mark("open: egress, files, lifetime");
             return sandbox;
         } catch (IOException e) {
             cleanup(cg, ws, ctl);
@@ -728,11 +741,15 @@ final class LocalSandbox implements Sandbox {
             if (!cgroups.perCommand()) {
                 return null;
             }
+            Phases.mark("run: spawned");
             long host = hostPid(agentPid);
+            Phases.mark("run: gate's host pid found");
             if (host <= 0) {
                 return "its process was not found in the sandbox";
             }
-            return cgroups.placeCommand(host, commandId) ? null : "it could not be placed in its cgroups";
+            boolean placed = cgroups.placeCommand(host, commandId);
+            Phases.mark("run: placed in cgroups");
+            return placed ? null : "it could not be placed in its cgroups";
         }
 
         @Override
@@ -857,6 +874,7 @@ final class LocalSandbox implements Sandbox {
     }
 
     private void closeNow() {
+        Phases.mark("close");
         OPEN.remove(this);
         ScheduledFuture<?> t = lifetimeTask;
         if (t != null) {
@@ -869,13 +887,16 @@ final class LocalSandbox implements Sandbox {
             relay.close();
         }
         channel.close();
+        Phases.mark("close: commands, watches, channel");
         cgroups.destroy();
+        Phases.mark("close: cgroups killed and removed");
         jail.destroyForcibly();
         try {
             jail.waitFor(3, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        Phases.mark("close: launcher reaped");
         shell.endAll("sandbox closed");
         Process holder = quotaHolder;
         if (holder != null) {
@@ -886,7 +907,9 @@ final class LocalSandbox implements Sandbox {
             sleepQuietly(50);
         }
         deleteOrRemember(wsRoot);
+        Phases.mark("close: workspace unmounted, deleted");
         deleteOrRemember(ctl);
+        Phases.mark("close: ctl deleted");
         retryLeftovers();
     }
 
