@@ -205,20 +205,19 @@ final class LocalSandbox implements Sandbox {
             throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
                     + "aarch64 only, not for '" + System.getProperty("os.arch") + "'; use the docker backend here");
         }
-        byte[] reaperBytes;
-        byte[] agentBytes;
-        byte[] relayBytes;
-        try {
-            reaperBytes = AgentBinary.bytes(AgentBinary.REAPER);
-            agentBytes = AgentBinary.bytes(AgentBinary.AGENT);
-            relayBytes = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY);
-        } catch (IOException e) {
-            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
-        }
-        Phases.mark("open: limits, seccomp, binaries read");
+        Phases.mark("open: limits, seccomp");
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
         Phases.mark("open: janitor");
+        Path agentDir;
+        try {
+            agentDir = AgentFiles.dir(options.tempDir(), spec.network().mode() != NetworkPolicy.Mode.NONE);
+        } catch (AgentFiles.Missing e) {
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
+        } catch (IOException e) {
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
+        }
+        Phases.mark("open: agent binaries (once per JVM)");
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
@@ -265,20 +264,6 @@ final class LocalSandbox implements Sandbox {
                 workspace = WorkspaceQuota.workspace(ws);
                 staging = WorkspaceQuota.staging(ws);
             }
-            Path agentDir = Files.createDirectory(ctl.resolve("agent"));
-            Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            Map<String, byte[]> binaries = new LinkedHashMap<>(Map.of(AgentBinary.REAPER, reaperBytes,
-                    AgentBinary.AGENT, agentBytes));
-            if (relayBytes != null) {
-                binaries.put(AgentBinary.RELAY, relayBytes);
-            }
-            for (Map.Entry<String, byte[]> bin : binaries.entrySet()) {
-                Path file = agentDir.resolve(bin.getKey());
-                Files.write(file, bin.getValue());
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-xr-xr-x"));
-            }
-
-            Phases.mark("open: agent binaries written");
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
             Phases.mark("open: cgroups made");
@@ -486,6 +471,12 @@ final class LocalSandbox implements Sandbox {
     });
 
     private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
+    /** Runs close's host umount(8) beside the jail's kill (daemon threads, gone when idle). */
+    private static final java.util.concurrent.ExecutorService UNMOUNTS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandbox4j-local-unmount");
+        t.setDaemon(true);
+        return t;
+    });
 
     static void deleteOrRemember(Path dir) {
         if (dir != null && !deleteTree(dir)) {
@@ -888,6 +879,11 @@ final class LocalSandbox implements Sandbox {
         }
         channel.close();
         Phases.mark("close: commands, watches, channel");
+        // root's quota tmpfs on the host is unmounted while the jail's processes are killed: the jail holds a mount
+        // of its own (its namespace's), so the host's umount(8) (a process start, ~5 ms) need not wait for their
+        // end; the tmpfs's memory goes when the last of the two mounts does. Joined below, before close returns.
+        java.util.concurrent.Future<?> unmounting = info.limits().hasWorkspaceQuota() && quotaHolder == null
+                ? UNMOUNTS.submit(() -> WorkspaceQuota.unmount(wsRoot)) : null;
         cgroups.destroy();
         Phases.mark("close: cgroups killed and removed");
         jail.destroyForcibly();
@@ -906,8 +902,18 @@ final class LocalSandbox implements Sandbox {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);
         }
+        if (unmounting != null) {
+            try {
+                unmounting.get(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+                // deleteTree below unmounts (again) on this thread
+            }
+        }
+        Phases.mark("close: workspace unmounted");
         deleteOrRemember(wsRoot);
-        Phases.mark("close: workspace unmounted, deleted");
+        Phases.mark("close: workspace deleted");
         deleteOrRemember(ctl);
         Phases.mark("close: ctl deleted");
         retryLeftovers();
