@@ -115,6 +115,13 @@ class ReliabilityFixesTest {
         Files.createSymbolicLink(ws.resolve("dirlink"), tmp);
         Path ctl = tmp.resolve(LocalSandbox.PREFIX + dead + "-ctl-456");
         Files.createDirectories(ctl);
+        // a dead JVM's agent binaries (AgentFiles), read-only as written
+        Path bin = tmp.resolve(LocalSandbox.PREFIX + dead + "-bin-789");
+        Files.createDirectories(bin.resolve("base"));
+        Files.writeString(bin.resolve("base/sbx-agent"), "x");
+        for (Path p : List.of(bin.resolve("base/sbx-agent"), bin.resolve("base"), bin)) {
+            Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        }
         Path live = tmp.resolve(LocalSandbox.PREFIX + ProcessHandle.current().pid() + "-ws-789");
         Files.createDirectories(live);
         Path cg = null;
@@ -131,6 +138,7 @@ class ReliabilityFixesTest {
         Janitor.reap(tmp);
         assertThat(ws).doesNotExist();
         assertThat(ctl).doesNotExist();
+        assertThat(bin).doesNotExist();
         assertThat(live).exists();
         assertThat(outside).hasContent("keep");
         if (cg != null) {
