@@ -147,6 +147,10 @@ class FootprintMeasure {
                 "--", "/bin/sh", "-c", "true");
     }
 
+    static double median(List<Double> ms) {
+        return ms.stream().mapToDouble(Double::doubleValue).sorted().toArray()[ms.size() / 2];
+    }
+
     static String stats(List<Double> ms) {
         double[] s = ms.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         return String.format("median %6.2f p10 %6.2f p90 %6.2f", s[s.length / 2], s[s.length / 10],
@@ -165,6 +169,7 @@ class FootprintMeasure {
         java.util.Map<String, List<Double>> steps = new java.util.LinkedHashMap<>();
         List<Double> bwrap = new ArrayList<>();
         List<Double> total = new ArrayList<>();
+        List<Double> oneCommand = new ArrayList<>();
         String load0 = Files.readString(Path.of("/proc/loadavg")).trim();
         for (int i = -5; i < n; i++) {
             long b0 = System.nanoTime();
@@ -191,6 +196,9 @@ class FootprintMeasure {
             }
             bwrap.add((b1 - b0) / 1e6);
             total.add((t1 - t0) / 1e6);
+            long first = marks.stream().filter(m -> m[0].equals("first true")).mapToLong(m -> (long) m[1]).sum();
+            long second = marks.stream().filter(m -> m[0].equals("second true")).mapToLong(m -> (long) m[1]).sum();
+            oneCommand.add((t1 - t0 - (second - first)) / 1e6);
             long prev = t0;
             java.util.Map<String, Integer> seen = new java.util.HashMap<>();
             for (Object[] m : marks) {
@@ -206,6 +214,8 @@ class FootprintMeasure {
                 Files.readString(Path.of("/proc/loadavg")).trim());
         System.out.printf("MEASURE %-45s %s%n", "bwrap ... sh -c true", stats(bwrap));
         System.out.printf("MEASURE %-45s %s%n", "open+true+true+close", stats(total));
+        System.out.printf("MEASURE %-45s %s (ratio of medians %.2fx)%n", "open+true+close (the second true left out)",
+                stats(oneCommand), median(oneCommand) / median(bwrap));
         for (java.util.Map.Entry<String, List<Double>> e : steps.entrySet()) {
             if (e.getValue().size() == n) {
                 System.out.printf("MEASURE   %-43s %s%n", e.getKey(), stats(e.getValue()));
