@@ -29,9 +29,11 @@ final class AgentFiles {
     private static final List<String> NAMES = List.of(AgentBinary.REAPER, AgentBinary.AGENT, AgentBinary.RELAY);
     /** Temp dir -> this JVM's binaries directory there. */
     private static final Map<Path, Path> DIRS = new ConcurrentHashMap<>();
+    /** Every directory this JVM wrote (a replaced one too): deleted at exit. */
+    private static final Set<Path> MADE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> DIRS.values().forEach(LocalSandbox::deleteTree),
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(AgentFiles::delete),
                 "sandbox4j-local-agent-files"));
     }
 
@@ -65,8 +67,8 @@ final class AgentFiles {
             }
             Path made = write(tempDir);
             DIRS.put(tempDir, made);
-            if (d != null) {
-                LocalSandbox.deleteOrRemember(d); // changed under us: not used again
+            if (d != null && delete(d)) {
+                MADE.remove(d); // changed under us: not used again
             }
             return made;
         }
@@ -89,6 +91,7 @@ final class AgentFiles {
         Files.createDirectories(tempDir);
         Path d = Files.createTempDirectory(tempDir, LocalSandbox.PREFIX + LocalSandbox.OWNER + "bin-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        MADE.add(d);
         try {
             Path net = Files.createDirectory(d.resolve("net"));
             Path base = Files.createDirectory(d.resolve("base"));
@@ -105,7 +108,7 @@ final class AgentFiles {
                 Files.setPosixFilePermissions(dir, READ_EXEC);
             }
         } catch (IOException | RuntimeException e) {
-            LocalSandbox.deleteOrRemember(d);
+            delete(d);
             throw e;
         }
         Map<String, Long> sizes = new java.util.HashMap<>();
@@ -115,6 +118,34 @@ final class AgentFiles {
     }
 
     private static final Map<String, Long> SIZES = new ConcurrentHashMap<>();
+
+    /**
+     * Deletes a binaries directory (this JVM's, or a dead JVM's for the {@link Janitor}); whether it is gone. Its
+     * {@code base/} and {@code net/} are {@code r-xr-xr-x}, so a non-root JVM makes them writable first, through the
+     * open parent without following links (NioWorkspace.deleteTree does that for the top directory only as things
+     * are: its isRoot() reads the owner of the /proc/self link, which is always root).
+     */
+    static boolean delete(Path d) {
+        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
+            if (ds instanceof java.nio.file.SecureDirectoryStream<Path> in) {
+                for (String sub : List.of("base", "net")) {
+                    try {
+                        java.nio.file.attribute.PosixFileAttributeView v = in.getFileAttributeView(
+                                d.getFileSystem().getPath(sub), java.nio.file.attribute.PosixFileAttributeView.class,
+                                LinkOption.NOFOLLOW_LINKS);
+                        if (v != null && v.readAttributes().isDirectory()) {
+                            v.setPermissions(PosixFilePermissions.fromString("rwx------"));
+                        }
+                    } catch (IOException | RuntimeException ignored) {
+                        // not there, or not ours: the delete below says what is left
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // not there, or not readable: deleteTree below tries what it can
+        }
+        return LocalSandbox.deleteTree(d);
+    }
 
     /** The directory and files are as written: this JVM's uid's, r-xr-xr-x, not links, of the binaries' sizes. */
     private static boolean intact(Path d) {
