@@ -232,7 +232,7 @@ final class CgroupsV2 extends Cgroups {
                 freezeAndKill(d, d.resolve("cgroup.freeze"), "1", "0", 100);
                 return;
             }
-            sleep(10);
+            awaitEmpty(d, 10);
         }
     }
 

@@ -16,14 +16,14 @@ import java.util.stream.Stream;
 
 /**
  * Reaps what sandboxes of dead JVMs (kill -9) left behind: their cgroups ({@code <controller>/sandbox4j/sbx-<pid>-*})
- * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl}-*}), when the owner pid is not a live process.
+ * and temp dirs ({@code $TMPDIR/sandbox4j-local-<pid>-{ws,ctl,bin}-*}), when the owner pid is not a live process.
  * Started by open, at most once per JVM every 2 s, so what a crashed JVM left goes at the next open; it runs on a
  * background thread, like Docker's, because a run lists the temp dir and may wait up to 2 s for a dead group to
  * empty, which the open path should not.
  */
 final class Janitor {
     private static final Pattern CGROUP = Pattern.compile("sbx-(\\d+)-.*");
-    private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl)-.*");
+    private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl|bin)-.*");
     private static final long INTERVAL_NANOS = 2_000_000_000L;
     private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
     /** One daemon thread, gone after 5 s idle; runs never overlap (the interval gate admits one at a time). */
@@ -64,7 +64,11 @@ final class Janitor {
             for (Path d : list(tempDir)) {
                 if (deadOwner(TEMP.matcher(d.getFileName().toString()))
                         && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
-                    LocalSandbox.deleteTree(d);
+                    if (d.getFileName().toString().contains("-bin-")) {
+                        AgentFiles.delete(d); // its read-only directories first made writable
+                    } else {
+                        LocalSandbox.deleteTree(d);
+                    }
                     if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
                         n++;
                     }

@@ -195,6 +195,7 @@ final class LocalSandbox implements Sandbox {
      */
     private static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec, String quotaFailed) {
         CgroupSetting setting = CgroupSetting.get(options);
+        Phases.mark("open");
         Limits can = Limits.of(host, setting);
         // fails closed before anything is made: a limit asked for that cannot hold here is refused
         ResourceLimits granted = can.apply(spec.limits(), spec.bestEffortLimits(), setting.description);
@@ -205,18 +206,19 @@ final class LocalSandbox implements Sandbox {
             throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend has a seccomp filter for x86_64 and "
                     + "aarch64 only, not for '" + System.getProperty("os.arch") + "'; use the docker backend here");
         }
-        byte[] reaperBytes;
-        byte[] agentBytes;
-        byte[] relayBytes;
-        try {
-            reaperBytes = AgentBinary.bytes(AgentBinary.REAPER);
-            agentBytes = AgentBinary.bytes(AgentBinary.AGENT);
-            relayBytes = spec.network().mode() == NetworkPolicy.Mode.NONE ? null : AgentBinary.bytes(AgentBinary.RELAY);
-        } catch (IOException e) {
-            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
-        }
+        Phases.mark("open: limits, seccomp");
         Janitor.maybeReap(options.tempDir());
         retryLeftovers();
+        Phases.mark("open: janitor");
+        Path agentDir;
+        try {
+            agentDir = AgentFiles.dir(options.tempDir(), spec.network().mode() != NetworkPolicy.Mode.NONE);
+        } catch (AgentFiles.Missing e) {
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the local backend cannot run here: " + e.getMessage());
+        } catch (IOException e) {
+            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
+        }
+        Phases.mark("open: agent binaries (once per JVM)");
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         boolean root = host.root;
         int uid = root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
@@ -238,6 +240,7 @@ final class LocalSandbox implements Sandbox {
             }
             Path workspace = ws;
             Path staging = ctl.resolve("staging");
+            Phases.mark("open: ctl and workspace dirs");
             String noQuota = quotaFailed != null ? quotaFailed : WorkspaceQuota.unavailableReason(host);
             // not root: the quota's tmpfs is mounted in the jail's own mount namespace once the jail runs
             boolean quotaInJail = !root && granted.hasWorkspaceQuota();
@@ -253,6 +256,7 @@ final class LocalSandbox implements Sandbox {
                     noQuota = e.getMessage();
                 }
             }
+            Phases.mark("open: workspace quota mount");
             if (quotaInJail) {
                 WorkspaceQuota.linkStandIn(ctl);
                 workspace = ctl.resolve(WorkspaceQuota.HOLDER_LINK).resolve("w");
@@ -261,21 +265,9 @@ final class LocalSandbox implements Sandbox {
                 workspace = WorkspaceQuota.workspace(ws);
                 staging = WorkspaceQuota.staging(ws);
             }
-            Path agentDir = Files.createDirectory(ctl.resolve("agent"));
-            Files.setPosixFilePermissions(agentDir, PosixFilePermissions.fromString("rwxr-xr-x"));
-            Map<String, byte[]> binaries = new LinkedHashMap<>(Map.of(AgentBinary.REAPER, reaperBytes,
-                    AgentBinary.AGENT, agentBytes));
-            if (relayBytes != null) {
-                binaries.put(AgentBinary.RELAY, relayBytes);
-            }
-            for (Map.Entry<String, byte[]> bin : binaries.entrySet()) {
-                Path file = agentDir.resolve(bin.getKey());
-                Files.write(file, bin.getValue());
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r-xr-xr-x"));
-            }
-
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
+            Phases.mark("open: cgroups made");
             long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
             boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
             ResourceLimits inForce = new ResourceLimits(cg.memory ? granted.memoryBytes() : 0,
@@ -308,6 +300,7 @@ final class LocalSandbox implements Sandbox {
             writeSecret(ctl.resolve("nsswitch"), ("passwd: files\ngroup: files\nhosts: files\n")
                     .getBytes(StandardCharsets.UTF_8));
 
+            Phases.mark("open: control files");
             StringBuilder script = new StringBuilder();
             script.append(cg.placeLauncher());
             String c = ctl.toString();
@@ -353,7 +346,9 @@ final class LocalSandbox implements Sandbox {
                 CgroupSetting.userBusEnv(pb);
             }
             pb.directory(ctl.toFile());
+            Phases.mark("open: launcher script");
             Process jail = Host.launch(pb);
+            Phases.mark("open: launcher forked");
             try {
                 cg.bind(jail);
             } catch (IOException e) {
@@ -408,7 +403,9 @@ final class LocalSandbox implements Sandbox {
             LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info);
             OPEN.add(sandbox);
             sandbox.startReaders();
+            Phases.mark("open: sandbox object, readers");
             sandbox.awaitReady();
+            Phases.mark("open: agent READY");
             if (quotaInJail) {
                 try {
                     sandbox.holdWorkspace(agentDir.resolve(AgentBinary.AGENT), granted);
@@ -431,6 +428,7 @@ final class LocalSandbox implements Sandbox {
                 throw e;
             }
             sandbox.lifetimeTask = TIMER.schedule(sandbox::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
+            Phases.mark("open: egress, files, lifetime");
             return sandbox;
         } catch (IOException e) {
             cleanup(cg, ws, ctl);
@@ -474,6 +472,12 @@ final class LocalSandbox implements Sandbox {
     });
 
     private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
+    /** Runs close's host umount(8) beside the jail's kill (daemon threads, gone when idle). */
+    private static final java.util.concurrent.ExecutorService UNMOUNTS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "sandbox4j-local-unmount");
+        t.setDaemon(true);
+        return t;
+    });
 
     static void deleteOrRemember(Path dir) {
         if (dir != null && !deleteTree(dir)) {
@@ -729,11 +733,15 @@ final class LocalSandbox implements Sandbox {
             if (!cgroups.perCommand()) {
                 return null;
             }
+            Phases.mark("run: spawned");
             long host = hostPid(agentPid);
+            Phases.mark("run: gate's host pid found");
             if (host <= 0) {
                 return "its process was not found in the sandbox";
             }
-            return cgroups.placeCommand(host, commandId) ? null : "it could not be placed in its cgroups";
+            boolean placed = cgroups.placeCommand(host, commandId);
+            Phases.mark("run: placed in cgroups");
+            return placed ? null : "it could not be placed in its cgroups";
         }
 
         @Override
@@ -858,6 +866,7 @@ final class LocalSandbox implements Sandbox {
     }
 
     private void closeNow() {
+        Phases.mark("close");
         OPEN.remove(this);
         ScheduledFuture<?> t = lifetimeTask;
         if (t != null) {
@@ -870,13 +879,21 @@ final class LocalSandbox implements Sandbox {
             relay.close();
         }
         channel.close();
+        Phases.mark("close: commands, watches, channel");
+        // root's quota tmpfs on the host is unmounted while the jail's processes are killed: the jail holds a mount
+        // of its own (its namespace's), so the host's umount(8) (a process start, ~5 ms) need not wait for their
+        // end; the tmpfs's memory goes when the last of the two mounts does. Joined below, before close returns.
+        java.util.concurrent.Future<?> unmounting = info.limits().hasWorkspaceQuota() && quotaHolder == null
+                ? UNMOUNTS.submit(() -> WorkspaceQuota.unmount(wsRoot)) : null;
         cgroups.destroy();
+        Phases.mark("close: cgroups killed and removed");
         jail.destroyForcibly();
         try {
             jail.waitFor(3, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        Phases.mark("close: launcher reaped");
         shell.endAll("sandbox closed");
         Process holder = quotaHolder;
         if (holder != null) {
@@ -886,8 +903,20 @@ final class LocalSandbox implements Sandbox {
             // without a freezer group: bwrap's --die-with-parent chain ends the jail once the outer bwrap dies
             sleepQuietly(50);
         }
+        if (unmounting != null) {
+            try {
+                unmounting.get(15, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+                // deleteTree below unmounts (again) on this thread
+            }
+        }
+        Phases.mark("close: workspace unmounted");
         deleteOrRemember(wsRoot);
+        Phases.mark("close: workspace deleted");
         deleteOrRemember(ctl);
+        Phases.mark("close: ctl deleted");
         retryLeftovers();
     }
 

@@ -124,6 +124,108 @@ class FootprintMeasure {
                 median(run));
     }
 
+    /** The hardened bwrap of benchmarks' Host.bwrap (setpriv to 65534, the library's flags minus seccomp). */
+    static List<String> handBwrap(Path ws) {
+        return List.of("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps=-all",
+                "--bounding-set=-all", "--",
+                "bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
+                "--cap-drop", "ALL", "--clearenv",
+                "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/workspace",
+                "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
+                "--hostname", "sandbox",
+                "--ro-bind", "/usr", "/usr",
+                "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--symlink", "usr/lib", "/lib",
+                "--symlink", "usr/lib64", "/lib64",
+                "--perms", "0755", "--dir", "/etc",
+                "--ro-bind-try", "/etc/alternatives", "/etc/alternatives",
+                "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+                "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", "67108864", "--tmpfs", "/dev/shm",
+                "--perms", "1777", "--size", "268435456", "--tmpfs", "/tmp",
+                "--bind", ws.toString(), "/workspace", "--chdir", "/workspace",
+                "--remount-ro", "/",
+                "--", "/bin/sh", "-c", "true");
+    }
+
+    static double median(List<Double> ms) {
+        return ms.stream().mapToDouble(Double::doubleValue).sorted().toArray()[ms.size() / 2];
+    }
+
+    static String stats(List<Double> ms) {
+        double[] s = ms.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return String.format("median %6.2f p10 %6.2f p90 %6.2f", s[s.length / 2], s[s.length / 10],
+                s[s.length * 9 / 10]);
+    }
+
+    /**
+     * Interleaved: a fresh hardened {@code bwrap … sh -c true}, then open + {@code true} + a second {@code true} +
+     * close with the steps {@link Phases} marks (run with {@code -Dsandbox4j.local.phases=true}); medians per step.
+     */
+    @Test
+    void phases() throws Exception {
+        int n = Integer.getInteger("sandbox4j.measure.n", 50);
+        Path ws = Files.createTempDirectory("sbx-measure-ws");
+        new ProcessBuilder("chown", "65534:65534", ws.toString()).inheritIO().start().waitFor();
+        java.util.Map<String, List<Double>> steps = new java.util.LinkedHashMap<>();
+        List<Double> bwrap = new ArrayList<>();
+        List<Double> total = new ArrayList<>();
+        List<Double> oneCommand = new ArrayList<>();
+        String load0 = Files.readString(Path.of("/proc/loadavg")).trim();
+        for (int i = -5; i < n; i++) {
+            long b0 = System.nanoTime();
+            Process p = new ProcessBuilder(handBwrap(ws)).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            assertThat(p.waitFor()).isZero();
+            long b1 = System.nanoTime();
+            Phases.drain();
+            long t0 = System.nanoTime();
+            Sandbox s = Jail.open();
+            Phases.mark("after open");
+            try {
+                assertThat(s.shell().run(ExecRequest.argv("true")).exitCode()).isZero();
+                Phases.mark("first true");
+                assertThat(s.shell().run(ExecRequest.argv("true")).exitCode()).isZero();
+                Phases.mark("second true");
+            } finally {
+                s.close();
+            }
+            long t1 = System.nanoTime();
+            List<Object[]> marks = Phases.drain();
+            if (i < 0) {
+                continue;
+            }
+            bwrap.add((b1 - b0) / 1e6);
+            total.add((t1 - t0) / 1e6);
+            long first = marks.stream().filter(m -> m[0].equals("first true")).mapToLong(m -> (long) m[1]).sum();
+            long second = marks.stream().filter(m -> m[0].equals("second true")).mapToLong(m -> (long) m[1]).sum();
+            oneCommand.add((t1 - t0 - (second - first)) / 1e6);
+            long prev = t0;
+            java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+            for (Object[] m : marks) {
+                String name = (String) m[0];
+                int k = seen.merge(name, 1, Integer::sum);
+                String key = k == 1 ? name : name + " #" + k;
+                steps.computeIfAbsent(key, x -> new ArrayList<>()).add(((long) m[1] - prev) / 1e6);
+                prev = (long) m[1];
+            }
+        }
+        new ProcessBuilder("rm", "-rf", ws.toString()).start().waitFor();
+        System.out.printf("MEASURE phases n=%d load before %s after %s%n", n, load0,
+                Files.readString(Path.of("/proc/loadavg")).trim());
+        System.out.printf("MEASURE %-45s %s%n", "bwrap ... sh -c true", stats(bwrap));
+        System.out.printf("MEASURE %-45s %s%n", "open+true+true+close", stats(total));
+        System.out.printf("MEASURE %-45s %s (ratio of medians %.2fx)%n", "open+true+close (the second true left out)",
+                stats(oneCommand), median(oneCommand) / median(bwrap));
+        for (java.util.Map.Entry<String, List<Double>> e : steps.entrySet()) {
+            if (e.getValue().size() == n) {
+                System.out.printf("MEASURE   %-43s %s%n", e.getKey(), stats(e.getValue()));
+            } else {
+                System.out.printf("MEASURE   %-43s %s (%d of %d)%n", e.getKey(), stats(e.getValue()),
+                        e.getValue().size(), n);
+            }
+        }
+    }
+
     @Test
     void idleRss() throws Exception {
         try (Sandbox s = Jail.open()) {

@@ -20,6 +20,34 @@ import org.junit.jupiter.api.Test;
 class HardeningTest {
 
     /**
+     * The agent's binaries are shared by this JVM's sandboxes (AgentFiles): no jail can change them (not through
+     * /opt/sandbox4j, not as the host directory, which is r-xr-xr-x and this JVM's user's), and a jail without a
+     * network policy has no relay.
+     */
+    @Test
+    void sharedAgentBinaries_readOnlyToEveryJail_noRelayWithoutNetwork() throws Exception {
+        try (Sandbox a = Jail.open(); Sandbox b = Jail.open()) {
+            ExecResult r = a.shell().run(ExecRequest.argv("/bin/sh", "-c",
+                    "ls /opt/sandbox4j; for f in /opt/sandbox4j /opt/sandbox4j/sbx-agent /opt/sandbox4j/sbx-reaper; do"
+                            + " if [ -w $f ]; then echo writable $f; fi; done;"
+                            + " (echo > /opt/sandbox4j/x) 2>/dev/null && echo created;"
+                            + " chmod 777 /opt/sandbox4j/sbx-reaper 2>/dev/null && echo chmodded;"
+                            + " rm -f /opt/sandbox4j/sbx-reaper 2>/dev/null; ls /opt/sandbox4j/sbx-reaper"));
+            assertThat(r.stdout()).as(r.stderr()).isEqualTo("sbx-agent\nsbx-reaper\n/opt/sandbox4j/sbx-reaper\n");
+            assertThat(b.shell().run(ExecRequest.argv("true")).exitCode()).isZero();
+        }
+        Path d = AgentFiles.dir(LocalOptions.defaults().tempDir(), false).getParent();
+        assertThat(AgentFiles.dirs()).contains(d);
+        for (Path p : java.util.List.of(d, d.resolve("base"), d.resolve("net"), d.resolve("base/sbx-agent"),
+                d.resolve("net/sbx-relay"))) {
+            assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(p,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS))).as(p.toString()).isEqualTo("r-xr-xr-x");
+            assertThat(Files.getAttribute(p, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS))
+                    .as(p.toString()).isEqualTo(Host.currentUid());
+        }
+    }
+
+    /**
      * Issue 18 #3: sandboxed code nests a tree 3,000 levels deep (deeper than PATH_MAX can name). list and grep fail
      * with TOO_LARGE instead of StackOverflowError, and close() removes the workspace, promptly.
      */

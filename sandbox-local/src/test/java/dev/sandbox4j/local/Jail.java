@@ -94,7 +94,9 @@ final class Jail {
             // no /proc
         }
         try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX + LocalSandbox.OWNER))
+            // the agent's binaries are written once per JVM (AgentFiles), not per sandbox: not a leak
+            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX + LocalSandbox.OWNER)
+                            && AgentFiles.dirs().stream().noneMatch(d -> d.getFileName().equals(p.getFileName())))
                     .forEach(p -> leaks.add("temp dir " + p));
         } catch (IOException ignored) {
             // none

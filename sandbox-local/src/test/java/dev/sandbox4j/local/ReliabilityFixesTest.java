@@ -75,8 +75,9 @@ class ReliabilityFixesTest {
                             assertThat(e.getMessage()).contains("did not start");
                         });
                 try (var s = Files.list(tmp)) {
-                    assertThat(s.map(p -> p.getFileName().toString())).as("temp dirs after failed open " + i)
-                            .isEmpty();
+                    // the agent's binaries stay: written once per JVM and temp dir (AgentFiles), not per sandbox
+                    assertThat(s.filter(p -> !AgentFiles.dirs().contains(p)).map(p -> p.getFileName().toString()))
+                            .as("temp dirs after failed open " + i).isEmpty();
                 }
                 // nothing new (a leftover of an earlier test may go meanwhile: its retry runs in the background)
                 assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i).isSubsetOf(before);
@@ -114,6 +115,13 @@ class ReliabilityFixesTest {
         Files.createSymbolicLink(ws.resolve("dirlink"), tmp);
         Path ctl = tmp.resolve(LocalSandbox.PREFIX + dead + "-ctl-456");
         Files.createDirectories(ctl);
+        // a dead JVM's agent binaries (AgentFiles), read-only as written
+        Path bin = tmp.resolve(LocalSandbox.PREFIX + dead + "-bin-789");
+        Files.createDirectories(bin.resolve("base"));
+        Files.writeString(bin.resolve("base/sbx-agent"), "x");
+        for (Path p : List.of(bin.resolve("base/sbx-agent"), bin.resolve("base"), bin)) {
+            Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        }
         Path live = tmp.resolve(LocalSandbox.PREFIX + ProcessHandle.current().pid() + "-ws-789");
         Files.createDirectories(live);
         Path cg = null;
@@ -130,6 +138,7 @@ class ReliabilityFixesTest {
         Janitor.reap(tmp);
         assertThat(ws).doesNotExist();
         assertThat(ctl).doesNotExist();
+        assertThat(bin).doesNotExist();
         assertThat(live).exists();
         assertThat(outside).hasContent("keep");
         if (cg != null) {
