@@ -1202,8 +1202,8 @@ public final class NioWorkspace extends WorkspaceBase {
 
     private static boolean isRoot() {
         try {
-            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid",
-                    LinkOption.NOFOLLOW_LINKS));
+            // /proc/<pid> is owned by the process's user; the /proc/self link itself always by root
+            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
         } catch (IOException | RuntimeException e) {
             return false;
         }

@@ -164,4 +164,23 @@ class ReliabilityFixesTest {
                     .satisfies(e -> assertThat(((SandboxException) e).kind()).isEqualTo(ErrorKind.CLOSED));
         }
     }
+
+    /**
+     * What sandboxed code made unreadable or unwritable (a directory 000, one 555 holding a file) is still deleted at
+     * close, as root and as any other user: a JVM that is not root must chmod a directory it cannot open by path
+     * (it took itself for root and never did, so such a workspace stayed on disk).
+     */
+    @Test
+    void closeDeletesDirectoriesTheSandboxLockedUp() {
+        Path workspace;
+        try (Sandbox s = Jail.open(dev.sandbox4j.SandboxSpec.builder()
+                .limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withoutWorkspaceQuota()).build())) {
+            ExecResult r = s.shell().run("mkdir -p a/b c/d/e && touch a/b/f c/d/e/g && chmod 555 a/b && chmod 000 c/d "
+                    + "&& chmod 100 c");
+            assertThat(r.exitCode()).as(r.toString()).isZero();
+            workspace = Path.of(s.info().details().get("workspace"));
+            assertThat(workspace.resolve("a/b/f")).exists();
+        }
+        assertThat(workspace).as("the workspace of a closed sandbox").doesNotExist();
+    }
 }
