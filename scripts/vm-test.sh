@@ -31,15 +31,16 @@ repo=$PWD
 # The default selection, sized for software emulation (docs/test-hosts.md): limits and resource attacks
 # (PostureTest, LocalSecurityTest$ResourceDos), tree kill (LocalSecurityTest$ProcessLifetime, the kit's timeout,
 # signal, interrupt and kill tests), lifecycle (the kit's LifecycleContract, ReliabilityFixesTest's open/close
-# and leftover tests), the workspace quota (WorkspaceQuotaTest, the kit's WorkspaceQuotaContract), file watch
+# and leftover tests, a locked-up workspace deleted at close), the shared agent binaries (HardeningTest), the output cap at
+# its edges, the workspace quota (WorkspaceQuotaTest, the kit's WorkspaceQuotaContract), file watch
 # (the kit's WatchContract, LocalWatchTest). Left out: the heavy concurrency and output-flood tests (300 commands, 64 sandboxes, 1 GB of
 # output), which measure the emulator more than the backend; `all` runs them.
 DEFAULT_TESTS='SmokeTest PostureTest LimitsTest LocalSecurityTest$ResourceDos LocalSecurityTest$ProcessLifetime contract:LimitsContract'
-DEFAULT_TESTS+=' ReliabilityFixesTest#failedOpenLeavesNothing|deadOwnersLeftoversAreReaped|deadJailClosesTheSandbox|nofileLimitIsAtMostTheHardLimit'
-DEFAULT_TESTS+=' contract:LifecycleContract'
+DEFAULT_TESTS+=' ReliabilityFixesTest#failedOpenLeavesNothing|deadOwnersLeftoversAreReaped|deadJailClosesTheSandbox|nofileLimitIsAtMostTheHardLimit|closeDeletesDirectoriesTheSandboxLockedUp'
+DEFAULT_TESTS+=' contract:LifecycleContract HardeningTest#sharedAgentBinaries.*'
 # the workspace quota: root's tmpfs on the host, the others' in the jail's mount namespace (issue 16)
 DEFAULT_TESTS+=' WorkspaceQuotaTest contract:WorkspaceQuotaContract'
-DEFAULT_TESTS+=' contract:ShellContract#run_killedBySignal.*|run_pastTimeout.*|run_timeout_killsDetachedChildren|start_handleClosed_killsCommand|close_sandbox_killsBackgroundCommands|run_callerInterrupted.*|start_withTimeout_endsTimedOut|close_fromSeveralThreadsAtOnce.*'
+DEFAULT_TESTS+=' contract:ShellContract#run_outputAroundTheCapsEdges.*|run_killedBySignal.*|run_pastTimeout.*|run_timeout_killsDetachedChildren|start_handleClosed_killsCommand|close_sandbox_killsBackgroundCommands|run_callerInterrupted.*|start_withTimeout_endsTimedOut|close_fromSeveralThreadsAtOnce.*'
 # file watch: the agent's inotify on this kernel, in each setting (a rename split over two reads was found here)
 DEFAULT_TESTS+=' contract:WatchContract LocalWatchTest'
 
