@@ -100,8 +100,6 @@ final class DockerSandbox implements Sandbox {
     private ScheduledFuture<?> expiry;
     private final DockerFiles files;
     private final WatchHub watches;
-    /** The container was made but its agent did not start (the engine's start failed, or no READY came). */
-    private boolean agentDidNotStart;
 
     private DockerSandbox(Engine engine, SandboxSpec spec) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
@@ -167,14 +165,6 @@ final class DockerSandbox implements Sandbox {
 
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
         checkQuotaFitsMemory(spec.limits());
-        return open(options, spec, true);
-    }
-
-    /**
-     * One try. The binaries volume is not looked at before (Engine.binariesVolume): when the agent did not start, the
-     * volume is checked and, if it had been pruned, made again, and the open tried once more.
-     */
-    private static DockerSandbox open(DockerOptions options, SandboxSpec spec, boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
@@ -184,19 +174,6 @@ final class DockerSandbox implements Sandbox {
             return s;
         } catch (RuntimeException e) {
             s.close();
-            // on Podman the volume is looked at before every open, as before (Engine.binariesVolume)
-            if (mayRetry && s.agentDidNotStart && !engine.traits().podman()
-                    && !Thread.currentThread().isInterrupted()) {
-                boolean repaired;
-                try (Engine check = Engine.connect(options, options.requestTimeout())) {
-                    repaired = check.repairBinaries(check.traits().architecture());
-                }
-                if (repaired) {
-                    LOG.info("sandbox4j: the agent's binaries volume was gone or empty (docker volume prune?); made it "
-                            + "again, opening once more");
-                    return open(options, spec, false);
-                }
-            }
             throw DockerErrors.translate("opening a Docker sandbox", e);
         }
     }
@@ -291,13 +268,7 @@ final class DockerSandbox implements Sandbox {
             created = createContainer(hc, labels, l, traits);
         }
         containerId = created.getId();
-        String cid = containerId;
-        // what buildInfo reads from the engine, asked now beside the attach, start and probe (Docker answers it once
-        // the start lets go of the container): after the start it cost 11-72 ms on the open's path
-        java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(cid).exec(), HELPERS);
         attach();
-        agentDidNotStart = true;
         c.startContainerCmd(containerId).exec();
         channel.start();
         try {
@@ -309,9 +280,8 @@ final class DockerSandbox implements Sandbox {
             Thread.currentThread().interrupt();
             throw DockerErrors.interrupted("opening a Docker sandbox");
         }
-        agentDidNotStart = false;
+        InspectContainerResponse inspected = c.inspectContainerCmd(containerId).exec();
         interpreters = probe();
-        InspectContainerResponse inspected = await(inspecting);
         if (traits.podman() && wsBytes > 0) {
             checkWorkspaceSize((wsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
         }
@@ -548,21 +518,6 @@ final class DockerSandbox implements Sandbox {
     }
 
     private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
-
-    /** The result of an engine call made on a helper thread, its failure rethrown as the call's own would be. */
-    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw DockerErrors.interrupted("opening a Docker sandbox");
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
-        }
-    }
 
     private SandboxInfo buildInfo(InspectContainerResponse ic) {
         HostConfig h = ic.getHostConfig();

@@ -305,63 +305,25 @@ final class Engine implements Closeable {
      * through a carrier container that is never started: each filler writes a directory of its own, then points the
      * {@code ready} link at it, so a sandbox never runs a half-written binary, and two JVMs filling at once both
      * leave a complete copy. A volume whose {@code ready} already holds the agent is used as it is.
-     *
-     * <p>Once made or found in this JVM it is trusted without a look on Docker: {@code docker volume prune} may remove
-     * it while no sandbox runs, and the mount then makes an empty one, so the agent cannot start; the open notices
-     * that ({@link #repairBinaries}) and opens again. On Podman a mount that makes a missing volume chowns it to the
-     * sandbox user, so there it is still looked at (one inspect) on every open.
      */
     String binariesVolume(String arch) {
-        Binaries b = binariesFor(arch);
-        String hash = b.hash();
-        List<Entry> entries = b.entries();
-        String key = host + "|" + arch + "|" + hash;
-        String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
-        if (!traits().podman()) {
-            return volume;
-        }
-        try {
-            control.inspectVolumeCmd(volume).exec();
-            return volume;
-        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
-            BINARY_VOLUMES.remove(key);
-            return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
-        }
-    }
-
-    private Binaries binariesFor(String arch) {
         Binaries b = BINARIES.get(arch);
         if (b == null) {
             b = binaries(arch);
             BINARIES.putIfAbsent(arch, b);
         }
-        return b;
-    }
-
-    /**
-     * After a sandbox's agent did not start (its container is removed by then): whether the binaries volume lacked
-     * the agent (pruned, then made empty by the sandbox's mount) and has it now, so the open may try once more.
-     * False when the volume was whole (the failure was another) or when looking failed: the open's own error stands.
-     */
-    boolean repairBinaries(String arch) {
+        String hash = b.hash();
+        List<Entry> entries = b.entries();
+        String key = host + "|" + arch + "|" + hash;
+        String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
         try {
-            Binaries b = binariesFor(arch);
-            String volume = "sandbox4j-bin-" + b.hash();
-            boolean mountMade;
-            try {
-                Map<String, String> labels = control.inspectVolumeCmd(volume).exec().getLabels();
-                mountMade = labels == null || !labels.containsKey("dev.sandbox4j.bin");
-            } catch (com.github.dockerjava.api.exception.NotFoundException e) {
-                mountMade = false;
-            }
-            if (mountMade) {
-                // made by a mount, not by installBinaries: made again as ours (fails harmlessly while in use)
-                removeVolumeQuietly(volume);
-            }
-            return fillBinaries(b.hash(), b.entries());
-        } catch (RuntimeException e) {
-            LOG.debug("checking the binaries volume failed", e);
-            return false;
+            // one look per open (a few ms): `docker volume prune` removes it while no sandbox runs, and mounting a
+            // missing volume would make an empty one
+            control.inspectVolumeCmd(volume).exec();
+            return volume;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            BINARY_VOLUMES.remove(key);
+            return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
         }
     }
 
@@ -392,12 +354,6 @@ final class Engine implements Closeable {
     }
 
     private String installBinaries(String hash, List<Entry> binaries) {
-        fillBinaries(hash, binaries);
-        return "sandbox4j-bin-" + hash;
-    }
-
-    /** Makes the volume if missing and fills it if its {@code ready} lacks the agent; whether it had to fill it. */
-    private boolean fillBinaries(String hash, List<Entry> binaries) {
         String volume = "sandbox4j-bin-" + hash;
         try {
             control.inspectVolumeCmd(volume).exec();
@@ -411,21 +367,20 @@ final class Engine implements Closeable {
         }
         String carrier = carrier("sandbox4j-bin-" + hash, volume, "/v");
         try {
-            if (exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
-                return false;
+            if (!exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
+                String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
+                List<Entry> copy = new ArrayList<>();
+                copy.add(new Entry(dir, 0755, 0, null));
+                for (Entry e : binaries) {
+                    copy.add(new Entry(dir + "/" + e.name(), e.mode(), e.size(), e.content()));
+                }
+                upload(carrier, "/v", copy, 0, 0);
+                upload(carrier, "/v", List.of(Entry.link(BIN_READY, dir)), 0, 0);
             }
-            String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
-            List<Entry> copy = new ArrayList<>();
-            copy.add(new Entry(dir, 0755, 0, null));
-            for (Entry e : binaries) {
-                copy.add(new Entry(dir + "/" + e.name(), e.mode(), e.size(), e.content()));
-            }
-            upload(carrier, "/v", copy, 0, 0);
-            upload(carrier, "/v", List.of(Entry.link(BIN_READY, dir)), 0, 0);
-            return true;
         } finally {
             removeContainerQuietly(carrier);
         }
+        return volume;
     }
 
     /** Whether {@code path} exists in a container (following links on the way), by the archive endpoint. */
