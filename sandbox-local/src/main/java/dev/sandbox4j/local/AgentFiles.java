@@ -111,9 +111,7 @@ final class AgentFiles {
             delete(d);
             throw e;
         }
-        Map<String, Long> sizes = new java.util.HashMap<>();
-        bytes.forEach((k, v) -> sizes.put(k, (long) v.length));
-        SIZES.putAll(sizes);
+        bytes.forEach((k, v) -> SIZES.put(k, (long) v.length));
         return d;
     }
 
@@ -121,29 +119,9 @@ final class AgentFiles {
 
     /**
      * Deletes a binaries directory (this JVM's, or a dead JVM's for the {@link Janitor}); whether it is gone. Its
-     * {@code base/} and {@code net/} are {@code r-xr-xr-x}, so a non-root JVM makes them writable first, through the
-     * open parent without following links (NioWorkspace.deleteTree does that for the top directory only as things
-     * are: its isRoot() reads the owner of the /proc/self link, which is always root).
+     * read-only directories are made writable first by the shared delete, as any a sandbox locked up.
      */
     static boolean delete(Path d) {
-        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(d)) {
-            if (ds instanceof java.nio.file.SecureDirectoryStream<Path> in) {
-                for (String sub : List.of("base", "net")) {
-                    try {
-                        java.nio.file.attribute.PosixFileAttributeView v = in.getFileAttributeView(
-                                d.getFileSystem().getPath(sub), java.nio.file.attribute.PosixFileAttributeView.class,
-                                LinkOption.NOFOLLOW_LINKS);
-                        if (v != null && v.readAttributes().isDirectory()) {
-                            v.setPermissions(PosixFilePermissions.fromString("rwx------"));
-                        }
-                    } catch (IOException | RuntimeException ignored) {
-                        // not there, or not ours: the delete below says what is left
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // not there, or not readable: deleteTree below tries what it can
-        }
         return LocalSandbox.deleteTree(d);
     }
 

@@ -64,11 +64,7 @@ final class Janitor {
             for (Path d : list(tempDir)) {
                 if (deadOwner(TEMP.matcher(d.getFileName().toString()))
                         && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
-                    if (d.getFileName().toString().contains("-bin-")) {
-                        AgentFiles.delete(d); // its read-only directories first made writable
-                    } else {
-                        LocalSandbox.deleteTree(d);
-                    }
+                    LocalSandbox.deleteTree(d);
                     if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
                         n++;
                     }
