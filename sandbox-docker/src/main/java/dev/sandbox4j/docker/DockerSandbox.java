@@ -100,6 +100,10 @@ final class DockerSandbox implements Sandbox {
     private ScheduledFuture<?> expiry;
     private final DockerFiles files;
     private final WatchHub watches;
+    /** The create request went out: the container may exist even when its id never came back. */
+    private boolean createSent;
+    /** The container was made but its agent did not start (the engine's start failed, or no READY came). */
+    private boolean agentDidNotStart;
 
     private DockerSandbox(Engine engine, SandboxSpec spec) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
@@ -165,6 +169,14 @@ final class DockerSandbox implements Sandbox {
 
     static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
         checkQuotaFitsMemory(spec.limits());
+        return open(options, spec, true);
+    }
+
+    /**
+     * One try. The binaries volume is not looked at before (Engine.binariesVolume): when the agent did not start, the
+     * volume is checked and, if it had been pruned, made again, and the open tried once more.
+     */
+    private static DockerSandbox open(DockerOptions options, SandboxSpec spec, boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
         DockerSandbox s = new DockerSandbox(engine, spec);
         try {
@@ -174,6 +186,19 @@ final class DockerSandbox implements Sandbox {
             return s;
         } catch (RuntimeException e) {
             s.close();
+            // on Podman the volume is looked at before every open, as before (Engine.binariesVolume)
+            if (mayRetry && s.agentDidNotStart && !engine.traits().podman()
+                    && !Thread.currentThread().isInterrupted()) {
+                boolean repaired;
+                try (Engine check = Engine.connect(options, options.requestTimeout())) {
+                    repaired = check.repairBinaries(check.traits().architecture());
+                }
+                if (repaired) {
+                    LOG.info("sandbox4j: the agent's binaries volume was gone or empty (docker volume prune?); made it "
+                            + "again, opening once more");
+                    return open(options, spec, false);
+                }
+            }
             throw DockerErrors.translate("opening a Docker sandbox", e);
         }
     }
@@ -257,6 +282,7 @@ final class DockerSandbox implements Sandbox {
         // (close, crash), the agent reads EOF, kills everything and exits, and the container stops.
         CreateContainerResponse created;
         try {
+            createSent = true;
             created = createContainer(hc, labels, l, traits);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             if (!traits.podman() || e.getMessage() == null || !e.getMessage().contains("seccomp profile")) {
@@ -268,7 +294,13 @@ final class DockerSandbox implements Sandbox {
             created = createContainer(hc, labels, l, traits);
         }
         containerId = created.getId();
+        String cid = containerId;
+        // what buildInfo reads from the engine, asked now beside the attach, start and probe (Docker answers it once
+        // the start lets go of the container): after the start it cost 11-72 ms on the open's path
+        java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(cid).exec(), HELPERS);
         attach();
+        agentDidNotStart = true;
         c.startContainerCmd(containerId).exec();
         channel.start();
         try {
@@ -280,8 +312,9 @@ final class DockerSandbox implements Sandbox {
             Thread.currentThread().interrupt();
             throw DockerErrors.interrupted("opening a Docker sandbox");
         }
-        InspectContainerResponse inspected = c.inspectContainerCmd(containerId).exec();
+        agentDidNotStart = false;
         interpreters = probe();
+        InspectContainerResponse inspected = await(inspecting);
         if (traits.podman() && wsBytes > 0) {
             checkWorkspaceSize((wsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
         }
@@ -312,7 +345,17 @@ final class DockerSandbox implements Sandbox {
 
     /** Attaches to the container's stdin, stdout and stderr before it starts, so the agent's first frame is seen. */
     private void attach() {
+        // started, or failed before it started (no descriptor for the connection): awaitStarted alone would wait
+        // out its whole bound for a connection that already failed
+        java.util.concurrent.CountDownLatch settled = new java.util.concurrent.CountDownLatch(1);
+        Throwable[] failure = new Throwable[1];
         ResultCallback.Adapter<Frame> callback = new ResultCallback.Adapter<>() {
+            @Override
+            public void onStart(java.io.Closeable stream) {
+                super.onStart(stream);
+                settled.countDown();
+            }
+
             @Override
             public void onNext(Frame frame) {
                 try {
@@ -328,6 +371,8 @@ final class DockerSandbox implements Sandbox {
 
             @Override
             public void onError(Throwable t) {
+                failure[0] = t;
+                settled.countDown();
                 fromAgent.close();
                 super.onError(t);
             }
@@ -341,9 +386,13 @@ final class DockerSandbox implements Sandbox {
         attached = engine.stream.attachContainerCmd(containerId).withStdIn(toAgent.in).withStdOut(true)
                 .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback);
         try {
-            if (!callback.awaitStarted(30, TimeUnit.SECONDS)) {
+            if (!settled.await(30, TimeUnit.SECONDS)) {
                 throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "attaching to the sandbox's container "
                         + "did not complete within 30 s");
+            }
+            Throwable t = failure[0];
+            if (t != null) {
+                throw t instanceof RuntimeException r ? r : new RuntimeException("attaching to the container: " + t, t);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -446,7 +495,7 @@ final class DockerSandbox implements Sandbox {
     private CreateContainerResponse createContainer(HostConfig hc, Map<String, String> labels, ResourceLimits l,
                                                     Engine.Traits traits) {
         return engine.control.createContainerCmd(engine.options.image())
-                .withName("sandbox4j-" + id)
+                .withName(containerName())
                 .withEntrypoint(entrypoint(traits.podman(), l))
                 .withCmd(List.of())
                 .withUser(user)
@@ -518,6 +567,21 @@ final class DockerSandbox implements Sandbox {
     }
 
     private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
+
+    /** The result of an engine call made on a helper thread, its failure rethrown as the call's own would be. */
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw DockerErrors.interrupted("opening a Docker sandbox");
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
 
     private SandboxInfo buildInfo(InspectContainerResponse ic) {
         HostConfig h = ic.getHostConfig();
@@ -775,6 +839,9 @@ final class DockerSandbox implements Sandbox {
         toAgent.close();
         if (containerId != null) {
             engine.removeContainerQuietly(containerId);
+        } else if (createSent) {
+            // the engine may have made it and its answer got lost (a timeout, no descriptor left to read it)
+            engine.removeContainerQuietly(containerName());
         }
         ResultCallback.Adapter<Frame> a = attached;
         if (a != null) {
@@ -784,12 +851,16 @@ final class DockerSandbox implements Sandbox {
                 // best effort
             }
         }
-        engine.removeVolumeQuietly(workspaceVolume);
+        engine.removeOwnVolumeQuietly(workspaceVolume);
         engine.close();
         fromAgent.close();
         if (s != null) {
             s.endAll("sandbox closed");
         }
+    }
+
+    private String containerName() {
+        return "sandbox4j-" + id;
     }
 
     static InputStream bytes(byte[] b) {

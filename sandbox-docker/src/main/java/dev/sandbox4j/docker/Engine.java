@@ -305,25 +305,63 @@ final class Engine implements Closeable {
      * through a carrier container that is never started: each filler writes a directory of its own, then points the
      * {@code ready} link at it, so a sandbox never runs a half-written binary, and two JVMs filling at once both
      * leave a complete copy. A volume whose {@code ready} already holds the agent is used as it is.
+     *
+     * <p>Once made or found in this JVM it is trusted without a look on Docker: {@code docker volume prune} may remove
+     * it while no sandbox runs, and the mount then makes an empty one, so the agent cannot start; the open notices
+     * that ({@link #repairBinaries}) and opens again. On Podman a mount that makes a missing volume chowns it to the
+     * sandbox user, so there it is still looked at (one inspect) on every open.
      */
     String binariesVolume(String arch) {
-        Binaries b = BINARIES.get(arch);
-        if (b == null) {
-            b = binaries(arch);
-            BINARIES.putIfAbsent(arch, b);
-        }
+        Binaries b = binariesFor(arch);
         String hash = b.hash();
         List<Entry> entries = b.entries();
         String key = host + "|" + arch + "|" + hash;
         String volume = BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
+        if (!traits().podman()) {
+            return volume;
+        }
         try {
-            // one look per open (a few ms): `docker volume prune` removes it while no sandbox runs, and mounting a
-            // missing volume would make an empty one
             control.inspectVolumeCmd(volume).exec();
             return volume;
         } catch (com.github.dockerjava.api.exception.NotFoundException e) {
             BINARY_VOLUMES.remove(key);
             return BINARY_VOLUMES.computeIfAbsent(key, k -> installBinaries(hash, entries));
+        }
+    }
+
+    private Binaries binariesFor(String arch) {
+        Binaries b = BINARIES.get(arch);
+        if (b == null) {
+            b = binaries(arch);
+            BINARIES.putIfAbsent(arch, b);
+        }
+        return b;
+    }
+
+    /**
+     * After a sandbox's agent did not start (its container is removed by then): whether the binaries volume lacked
+     * the agent (pruned, then made empty by the sandbox's mount) and has it now, so the open may try once more.
+     * False when the volume was whole (the failure was another) or when looking failed: the open's own error stands.
+     */
+    boolean repairBinaries(String arch) {
+        try {
+            Binaries b = binariesFor(arch);
+            String volume = "sandbox4j-bin-" + b.hash();
+            boolean mountMade;
+            try {
+                Map<String, String> labels = control.inspectVolumeCmd(volume).exec().getLabels();
+                mountMade = labels == null || !labels.containsKey("dev.sandbox4j.bin");
+            } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+                mountMade = false;
+            }
+            if (mountMade) {
+                // made by a mount, not by installBinaries: made again as ours (fails harmlessly while in use)
+                removeVolumeQuietly(volume);
+            }
+            return fillBinaries(b.hash(), b.entries());
+        } catch (RuntimeException e) {
+            LOG.debug("checking the binaries volume failed", e);
+            return false;
         }
     }
 
@@ -354,6 +392,12 @@ final class Engine implements Closeable {
     }
 
     private String installBinaries(String hash, List<Entry> binaries) {
+        fillBinaries(hash, binaries);
+        return "sandbox4j-bin-" + hash;
+    }
+
+    /** Makes the volume if missing and fills it if its {@code ready} lacks the agent; whether it had to fill it. */
+    private boolean fillBinaries(String hash, List<Entry> binaries) {
         String volume = "sandbox4j-bin-" + hash;
         try {
             control.inspectVolumeCmd(volume).exec();
@@ -367,20 +411,21 @@ final class Engine implements Closeable {
         }
         String carrier = carrier("sandbox4j-bin-" + hash, volume, "/v");
         try {
-            if (!exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
-                String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
-                List<Entry> copy = new ArrayList<>();
-                copy.add(new Entry(dir, 0755, 0, null));
-                for (Entry e : binaries) {
-                    copy.add(new Entry(dir + "/" + e.name(), e.mode(), e.size(), e.content()));
-                }
-                upload(carrier, "/v", copy, 0, 0);
-                upload(carrier, "/v", List.of(Entry.link(BIN_READY, dir)), 0, 0);
+            if (exists(carrier, "/v/" + BIN_READY + "/" + binaries.get(binaries.size() - 1).name())) {
+                return false;
             }
+            String dir = "c-" + java.util.UUID.randomUUID().toString().substring(0, 12);
+            List<Entry> copy = new ArrayList<>();
+            copy.add(new Entry(dir, 0755, 0, null));
+            for (Entry e : binaries) {
+                copy.add(new Entry(dir + "/" + e.name(), e.mode(), e.size(), e.content()));
+            }
+            upload(carrier, "/v", copy, 0, 0);
+            upload(carrier, "/v", List.of(Entry.link(BIN_READY, dir)), 0, 0);
+            return true;
         } finally {
             removeContainerQuietly(carrier);
         }
-        return volume;
     }
 
     /** Whether {@code path} exists in a container (following links on the way), by the archive endpoint. */
@@ -594,6 +639,10 @@ final class Engine implements Closeable {
      * Best effort: errors are logged, never thrown.
      */
     void janitor() {
+        Leftovers mine = LEFTOVERS.get(host);
+        if (mine != null) {
+            removeLeftovers(mine);
+        }
         try {
             long now = Instant.now().getEpochSecond();
             List<Container> containers = control.listContainersCmd().withShowAll(true)
@@ -656,30 +705,162 @@ final class Engine implements Closeable {
         }
     }
 
+    /** Removes one of this JVM's containers; when the engine cannot be asked now, it is {@linkplain #leave left} for later. */
     void removeContainerQuietly(String id) {
-        try {
-            control.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
-        } catch (RuntimeException e) {
-            LOG.debug("removing container {} failed: {}", id, e.toString());
+        if (!removeContainer(id)) {
+            leave(id, null);
         }
     }
 
-    void removeVolumeQuietly(String name) {
+    /** Whether the container is gone (removed now, or not there). */
+    private boolean removeContainer(String id) {
+        try {
+            control.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
+            return true;
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debug("removing container {} failed: {}", id, e.toString());
+            return false;
+        }
+    }
+
+    /** Removes a volume of this JVM's own sandbox; when that fails, it is {@linkplain #leave left} for later. */
+    void removeOwnVolumeQuietly(String name) {
+        if (!removeVolumeQuietly(name)) {
+            leave(null, name);
+        }
+    }
+
+    /** Whether the volume is gone; a volume still in use stays (and false is returned) after a few tries. */
+    boolean removeVolumeQuietly(String name) {
         for (int i = 0; i < 5; i++) {
             try {
                 control.removeVolumeCmd(name).exec();
-                return;
+                return true;
             } catch (com.github.dockerjava.api.exception.NotFoundException e) {
-                return;
+                return true;
             } catch (RuntimeException e) {
                 LOG.debug("removing volume {} failed: {}", name, e.toString());
                 try {
                     Thread.sleep(100);
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
-                    return;
+                    return false;
                 }
             }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------------------------------------- leftovers
+
+    /**
+     * This JVM's containers and volumes whose removal failed, by engine address: the engine was unreachable for a
+     * moment, or the JVM had no file descriptor left for a connection (an open that failed at the fd limit could not
+     * remove the container it had made). They are tried again in the background with growing pauses, by every
+     * janitor run against the same engine, and once more as the JVM exits; otherwise they would stay until this JVM
+     * died and another one's janitor found them.
+     */
+    private static final Map<String, Leftovers> LEFTOVERS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicBoolean EXIT_HOOK = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final java.util.concurrent.atomic.AtomicBoolean RETRYING = new java.util.concurrent.atomic.AtomicBoolean();
+    private static final java.util.concurrent.ScheduledExecutorService RETRIES =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "sandbox4j-docker-leftovers");
+                t.setDaemon(true);
+                return t;
+            });
+    /** The longest pause between two background tries. */
+    private static final long RETRY_MAX_MS = 60_000;
+
+    private record Leftovers(DockerOptions options, java.util.Set<String> containers, java.util.Set<String> volumes) {
+        boolean isEmpty() {
+            return containers.isEmpty() && volumes.isEmpty();
+        }
+    }
+
+    private void leave(String container, String volume) {
+        Leftovers l = LEFTOVERS.computeIfAbsent(host, h -> new Leftovers(options,
+                java.util.concurrent.ConcurrentHashMap.newKeySet(), java.util.concurrent.ConcurrentHashMap.newKeySet()));
+        if (container != null) {
+            l.containers.add(container);
+        }
+        if (volume != null) {
+            l.volumes.add(volume);
+        }
+        LOG.debug("sandbox4j: left for later: container {} volume {}", container, volume);
+        if (EXIT_HOOK.compareAndSet(false, true)) {
+            try {
+                Runtime.getRuntime().addShutdownHook(new Thread(Engine::removeLeftoversAtExit, "sandbox4j-docker-exit"));
+            } catch (IllegalStateException alreadyExiting) {
+                // the JVM is exiting: the janitor of the next JVM removes them (their owner is gone by then)
+            }
+        }
+        if (RETRYING.compareAndSet(false, true)) {
+            scheduleRetry(500);
+        }
+    }
+
+    private static boolean anyLeftover() {
+        return LEFTOVERS.values().stream().anyMatch(l -> !l.isEmpty());
+    }
+
+    private static void scheduleRetry(long delayMs) {
+        try {
+            RETRIES.schedule(() -> {
+                removeLeftovers();
+                if (anyLeftover()) {
+                    scheduleRetry(Math.min(delayMs * 2, RETRY_MAX_MS));
+                } else {
+                    RETRYING.set(false);
+                    if (anyLeftover() && RETRYING.compareAndSet(false, true)) {
+                        scheduleRetry(500); // one was left while this try ended
+                    }
+                }
+            }, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException ignored) {
+            // shutting down: the exit hook tries
+        }
+    }
+
+    /** Tries every leftover once, on a connection of its own per engine. */
+    static void removeLeftovers() {
+        for (Map.Entry<String, Leftovers> e : LEFTOVERS.entrySet()) {
+            Leftovers l = e.getValue();
+            if (l.isEmpty()) {
+                continue;
+            }
+            try (Engine engine = connect(l.options, l.options.requestTimeout())) {
+                engine.removeLeftovers(l);
+            } catch (RuntimeException ex) {
+                LOG.debug("sandbox4j: removing leftovers failed", ex);
+            }
+        }
+    }
+
+    private void removeLeftovers(Leftovers l) {
+        for (String c : List.copyOf(l.containers)) {
+            if (removeContainer(c)) {
+                l.containers.remove(c);
+            }
+        }
+        for (String v : List.copyOf(l.volumes)) {
+            if (removeVolumeQuietly(v)) {
+                l.volumes.remove(v);
+            }
+        }
+    }
+
+    /** At exit, one bounded try: a hook must not hold the JVM's exit for long. */
+    private static void removeLeftoversAtExit() {
+        Thread t = new Thread(Engine::removeLeftovers, "sandbox4j-docker-exit-remove");
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

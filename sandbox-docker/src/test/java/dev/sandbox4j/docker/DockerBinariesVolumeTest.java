@@ -24,7 +24,9 @@ class DockerBinariesVolumeTest {
         try (Engine e = Engine.connect(DockerOptions.defaults(), Duration.ofSeconds(10))) {
             List<String> before = binaryVolumes(e);
             assertThat(before).isNotEmpty();
-            // what `docker volume prune` does while no sandbox runs
+            // what `docker volume prune` does while no sandbox runs; this JVM still trusts the volume it made, so
+            // the open mounts a missing volume (the engine makes it empty and unlabelled), the agent cannot start,
+            // and the open must notice that, make the volume again and open once more
             before.forEach(e::removeVolumeQuietly);
             assertThat(binaryVolumes(e)).isEmpty();
             try (Sandbox s = DockerTestSupport.open()) {
@@ -32,6 +34,8 @@ class DockerBinariesVolumeTest {
             }
             List<String> remade = binaryVolumes(e);
             assertThat(remade).hasSize(1);
+            assertThat(e.control.listVolumesCmd().exec().getVolumes()).extracting(v -> v.getName())
+                    .containsOnlyOnce(remade.get(0));
             // an empty volume of that name (a filler that died before it wrote anything) is filled, not trusted
             remade.forEach(e::removeVolumeQuietly);
             e.control.createVolumeCmd().withName(remade.get(0))
