@@ -252,6 +252,12 @@ public final class AgentChannel implements Closeable {
      */
     public Ran run(List<String> argv, List<String> env, String cwd, OutputStream out, int cap, Duration timeout)
             throws IOException, InterruptedException, TimeoutException {
+        return run(argv, env, cwd, null, out, cap, timeout);
+    }
+
+    /** As {@link #run(List, List, String, OutputStream, int, Duration)}, with {@code stdin} (or null) as its input. */
+    public Ran run(List<String> argv, List<String> env, String cwd, byte[] stdin, OutputStream out, int cap,
+                   Duration timeout) throws IOException, InterruptedException, TimeoutException {
         ByteArrayOutputStream bout = new ByteArrayOutputStream();
         ByteArrayOutputStream berr = new ByteArrayOutputStream();
         CompletableFuture<Integer> exit = new CompletableFuture<>();
@@ -318,6 +324,11 @@ public final class AgentChannel implements Closeable {
         };
         spawn(id, argv, env, cwd, events);
         go(id, false);
+        if (stdin != null) {
+            for (int off = 0; off < stdin.length; off += STDIN_CHUNK) {
+                stdin(id, stdin, off, Math.min(STDIN_CHUNK, stdin.length - off), false);
+            }
+        }
         closeStdin(id, true);
         long deadline = System.nanoTime() + timeout.toNanos();
         if (streamed != null) {
@@ -358,6 +369,9 @@ public final class AgentChannel implements Closeable {
             return new Ran(code, bout.toByteArray(), berr.toByteArray());
         }
     }
+
+    /** The largest STDIN frame {@link #run} sends (the agent queues 16 MiB of stdin before it stops reading). */
+    static final int STDIN_CHUNK = 256 << 10;
 
     /** Output a streaming {@link #run} keeps for its caller's sink (beyond it, the reader thread waits). */
     static final int STREAM_BUFFER = 4 << 20;

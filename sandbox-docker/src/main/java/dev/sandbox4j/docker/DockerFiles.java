@@ -73,11 +73,15 @@ final class DockerFiles extends WorkspaceBase {
     }
 
     private AgentChannel.Ran script(String what, String body, OutputStream out, String... args) {
+        return script(what, body, null, out, args);
+    }
+
+    private AgentChannel.Ran script(String what, String body, byte[] stdin, OutputStream out, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + body, "sandbox4j"));
         cmd.addAll(List.of(args));
         AgentChannel.Ran r;
         try {
-            r = sandbox.internal(cmd, out);
+            r = sandbox.internal(cmd, stdin, out);
         } catch (SandboxException e) {
             if (sandbox.closed()) {
                 throw DockerErrors.closed(sandbox.id);
@@ -240,6 +244,12 @@ final class DockerFiles extends WorkspaceBase {
         // engine) resolves no path the sandbox controls. The commit script, as the sandbox user, then checks the
         // target's parents for links, creates them, and renames the temp file into place.
         String tmpName = TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX;
+        if (size <= THROUGH_AGENT) {
+            byte[] data = contentOf(rel, size, content);
+            script("writing " + rel, WorkspaceScripts.RECEIVE_WRITE, data, null,
+                    WorkspaceScripts.WORKSPACE + "/" + tmpName, rel, append ? "1" : "0", Long.toString(size));
+            return;
+        }
         try {
             sandbox.engine.upload(sandbox.containerId, WorkspaceScripts.WORKSPACE,
                     List.of(new Engine.Entry(tmpName, 0644, size, content)), sandbox.uid, sandbox.gid);
@@ -266,6 +276,28 @@ final class DockerFiles extends WorkspaceBase {
         }
         script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, WorkspaceScripts.WORKSPACE + "/" + tmpName, rel,
                 append ? "1" : "0");
+    }
+
+    /**
+     * Content up to this size goes to the sandbox as the stdin of the one command that also commits it (measured: a
+     * 16-byte write 3.9 ms against 47 ms through the archive endpoint, whose extraction the engine runs in a process
+     * of its own); larger content goes through the archive endpoint, which moves bytes faster (64 MiB: 190 ms against
+     * 553 ms as STDIN frames).
+     */
+    static final int THROUGH_AGENT = 1 << 20;
+
+    /** The content of a write, read whole (it is at most {@link #THROUGH_AGENT}); a count other than {@code size} fails. */
+    private static byte[] contentOf(String rel, long size, Engine.InputStreamSupplier content) {
+        try (InputStream in = content.open()) {
+            byte[] data = in.readNBytes((int) size + 1);
+            if (data.length != size) {
+                throw new IOException("content changed size while writing " + rel);
+            }
+            return data;
+        } catch (IOException e) {
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the content to write to " + rel + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /**

@@ -677,9 +677,14 @@ final class DockerSandbox implements Sandbox {
      * fixed environment only; stdout to {@code out} when given, else kept (up to 64 MiB).
      */
     AgentChannel.Ran internal(List<String> cmd, java.io.OutputStream out) {
+        return internal(cmd, null, out);
+    }
+
+    /** An internal command with {@code stdin} (or null) as its input. */
+    AgentChannel.Ran internal(List<String> cmd, byte[] stdin, java.io.OutputStream out) {
         ensureOpen();
         try {
-            return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, out, 64 << 20,
+            return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, stdin, out, 64 << 20,
                     INTERNAL_TIMEOUT);
         } catch (java.util.concurrent.TimeoutException e) {
             throw DockerErrors.error(ErrorKind.TIMEOUT, "an internal command did not finish: " + e.getMessage());

@@ -143,6 +143,26 @@ final class WorkspaceScripts {
     static final String COMMIT_WRITE = OPEN + """
             t=$1
             trap 'rm -f -- "$t"' EXIT
+            """ + commit();
+
+    /**
+     * A write whose content comes on stdin (small ones: see DockerFiles.put): $1 the temp file to make (directly in
+     * /workspace; never an existing path: {@code set -C} opens it O_EXCL), $2 rel target, $3 append (1/0), $4 the
+     * byte count it must receive; then the commit of {@link #COMMIT_WRITE}.
+     */
+    static final String RECEIVE_WRITE = OPEN + """
+            t=$1
+            trap 'rm -f -- "$t"' EXIT
+            _e=$( (set -C; /usr/bin/cat > "$t") 2>&1 ) || case $_e in
+              *"No space left"*|*"quota exceeded"*) fail NO_SPACE_LEFT "no space left in the workspace to write $(rel "$2") (its byte or file quota is used up; delete files to make room)" ;;
+              *) fail IO_ERROR "receiving the content of $(rel "$2"): $_e" ;;
+            esac
+            _n=$(/usr/bin/stat -c %s -- "$t") || exit 1
+            [ "$_n" = "$4" ] || fail IO_ERROR "received $_n bytes of $4 for $(rel "$2") (content lost on the way); retry"
+            """ + commit();
+
+    private static String commit() {
+        return """
             walk "$2" 1
             [ -L "$P" ] && fail PERMISSION_DENIED "refusing to write through the symbolic link $(rel "$P")"
             [ -d "$P" ] && fail IS_A_DIRECTORY "is a directory: $(rel "$P")"
@@ -156,6 +176,7 @@ final class WorkspaceScripts {
             if [ -f "$P" ]; then m=$(stat -c %a -- "$P") && chmod "$(printf '%o' $((0$m & 0777)))" -- "$t" || exit 1; fi
             mv -f -T -- "$t" "$P"
             """;
+    }
 
     static final String MKDIRS = """
             walk "$1" 1

@@ -141,10 +141,13 @@ class DockerIssue18Test {
     void forkBombIsGoneWhenItsCommandReturns() throws Exception {
         try (Sandbox s = DockerTestSupport.open(SandboxSpec.builder()
                 .limits(ResourceLimits.DEFAULTS.withMaxProcesses(64)).build())) {
-            ExecResult r = s.shell().run(ExecRequest.shell("bash -c 'b(){ b|b& }; b'; sleep 3; echo done")
+            // the outer shell is bash, which retries a fork the pids limit refused; dash (/bin/sh) gives up on the
+            // first one and exits, so whether `sleep` and `echo` ran depended on the bomb's timing (1 run in ~30 on a
+            // busy machine)
+            ExecResult r = s.shell().run(ExecRequest.argv("bash", "-c", "bash -c 'b(){ b|b& }; b'; sleep 3; echo done")
                     .withTimeout(Duration.ofSeconds(30)));
             assertThat(r.status()).isEqualTo(ExecStatus.COMPLETED);
-            assertThat(r.stdout()).isEqualTo("done\n");
+            assertThat(r.stdout()).as("exit %d, stderr %s", r.exitCode(), r.stderr()).isEqualTo("done\n");
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
             String left = "?";
             while (System.nanoTime() < deadline) {
