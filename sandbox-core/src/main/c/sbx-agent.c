@@ -1190,7 +1190,8 @@ int main(int argc, char **argv)
         return 2;
     }
     if (nproc > 0)
-        nproc_limit = nproc + 2; /* this agent (one thread) and the jail's init, counted in the jail's userns */
+        /* this agent (one thread) and, unless this agent is the init itself, the jail's init; per the jail's userns */
+        nproc_limit = nproc + (getpid() == 1 ? 1 : 2);
     if (data_limit == 0)
         data_limit = -1;
 

@@ -21,7 +21,7 @@ abstract class Cgroups {
     static final String PARENT = "sandbox4j";
     /**
      * Memory and tasks the jail's own processes need on top of the commands' limits: the native agent (at most 1 MiB
-     * of output, 16 MiB of stdin and 4 MiB of frames queued), the two bwrap processes, and each command's reaper for
+     * of output, 16 MiB of stdin and 4 MiB of frames queued), the outer bwrap process, and each command's reaper for
      * the moment before it is moved into its command's group.
      */
     static final long AGENT_MEMORY = 64L << 20;

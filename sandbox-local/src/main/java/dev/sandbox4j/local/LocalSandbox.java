@@ -62,8 +62,8 @@ final class LocalSandbox implements Sandbox {
     /**
      * The jail's main process: {@code sbx-agent [--nproc=N] [--data=BYTES]}. Each command runs as
      * {@code sbx-reaper -- argv} (the gate, the command's subreaper and tree kill) with, on hosts without a pids or
-     * memory cgroup, RLIMIT_NPROC = N + 2 (the agent, single-threaded, and the jail's init; the count is per user
-     * namespace: this jail's) and RLIMIT_DATA = BYTES, soft = hard.
+     * memory cgroup, RLIMIT_NPROC = N + 1 (the agent, single-threaded, which is the jail's init; the count is per
+     * user namespace: this jail's) and RLIMIT_DATA = BYTES, soft = hard.
      */
     static final String AGENT_PATH = "/opt/sandbox4j/sbx-agent";
 
@@ -377,8 +377,8 @@ final class LocalSandbox implements Sandbox {
             details.put("cgroups", cg.toString());
             details.put("cgroup setting", setting.toString());
             if (nproc) {
-                details.put("processes", "RLIMIT_NPROC " + granted.maxProcesses() + " plus 2 (the single-threaded "
-                        + "agent and the jail's init), counted in the jail's own user namespace (no pids cgroup here)");
+                details.put("processes", "RLIMIT_NPROC " + granted.maxProcesses() + " plus 1 (the single-threaded "
+                        + "agent, the jail's init), counted in the jail's own user namespace (no pids cgroup here)");
             }
             if (dataLimit > 0) {
                 details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
@@ -522,6 +522,8 @@ final class LocalSandbox implements Sandbox {
                                           int uid, int gid) {
         List<String> a = new ArrayList<>(List.of(
                 "--unshare-all", "--unshare-user", "--disable-userns",
+                // the agent is the jail's init (as it is the container's on Docker): no bwrap reaper process between
+                "--as-pid-1",
                 "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                 "--clearenv",
                 "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin",
@@ -573,7 +575,7 @@ final class LocalSandbox implements Sandbox {
     private static List<String> agentCommand(int nproc, long dataBytes) {
         List<String> cmd = new ArrayList<>(List.of(AGENT_PATH));
         if (nproc > 0) {
-            // the agent adds its own allowance: itself (one thread) and the jail's init
+            // the agent adds its own allowance: itself (one thread, the jail's init)
             cmd.add("--nproc=" + nproc);
         }
         if (dataBytes > 0) {

@@ -91,7 +91,7 @@ class AgentProtocolTest {
         }
     }
 
-    /** The host's rlimit flags: RLIMIT_NPROC = N + 2 (the agent and the jail's init), RLIMIT_DATA, soft = hard. */
+    /** The host's rlimit flags: RLIMIT_NPROC = N + 2 here (the agent, not pid 1 here, and an init), RLIMIT_DATA, soft = hard. */
     @Test
     void rlimitFlagsReachEveryCommand() throws Exception {
         // RLIMIT_NPROC counts every task of the user on the host here (no jail): as a non-root user this JVM's own

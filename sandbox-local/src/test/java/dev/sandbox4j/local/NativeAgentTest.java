@@ -32,7 +32,8 @@ class NativeAgentTest {
                             + "done"));
             assertThat(r.exitCode()).as(r.stderr()).isZero();
             List<String> lines = r.stdout().lines().toList();
-            assertThat(lines).anyMatch(l -> l.startsWith("2/cmdline:/opt/sandbox4j/sbx-agent"));
+            // the agent is the jail's init (bwrap --as-pid-1): no bwrap reaper in between
+            assertThat(lines).anyMatch(l -> l.startsWith("1/cmdline:/opt/sandbox4j/sbx-agent"));
             assertThat(lines).anyMatch(l -> l.contains("/opt/sandbox4j/sbx-reaper -- /bin/sh -c sleep 30"));
             assertThat(lines).noneMatch(l -> l.contains("java") || l.contains("AgentProtocol"));
             // and from the host: none of the sandbox's processes is a JVM, the agent's RSS is small
