@@ -252,11 +252,23 @@ public final class AgentChannel implements Closeable {
      */
     public Ran run(List<String> argv, List<String> env, String cwd, OutputStream out, int cap, Duration timeout)
             throws IOException, InterruptedException, TimeoutException {
-        return run(argv, env, cwd, null, out, cap, timeout);
+        return run(argv, env, cwd, (InputStream) null, out, cap, timeout);
     }
 
     /** As {@link #run(List, List, String, OutputStream, int, Duration)}, with {@code stdin} (or null) as its input. */
     public Ran run(List<String> argv, List<String> env, String cwd, byte[] stdin, OutputStream out, int cap,
+                   Duration timeout) throws IOException, InterruptedException, TimeoutException {
+        return run(argv, env, cwd, stdin == null ? null : new java.io.ByteArrayInputStream(stdin), out, cap, timeout);
+    }
+
+    /**
+     * As {@link #run(List, List, String, OutputStream, int, Duration)}, with {@code stdin} (or null) read to its end
+     * and sent as the command's input, {@value #STDIN_CHUNK} bytes at a time (the host holds no more than that; the
+     * agent queues up to 16 MiB and then stops reading, which blocks the sender). Sending stops early when the
+     * command ends (it stopped reading: a full disk, a limit) or the deadline passes. Failures of {@code stdin}
+     * itself are thrown as they are, after the command is killed.
+     */
+    public Ran run(List<String> argv, List<String> env, String cwd, InputStream stdin, OutputStream out, int cap,
                    Duration timeout) throws IOException, InterruptedException, TimeoutException {
         ByteArrayOutputStream bout = new ByteArrayOutputStream();
         ByteArrayOutputStream berr = new ByteArrayOutputStream();
@@ -324,13 +336,11 @@ public final class AgentChannel implements Closeable {
         };
         spawn(id, argv, env, cwd, events);
         go(id, false);
+        long deadline = System.nanoTime() + timeout.toNanos();
         if (stdin != null) {
-            for (int off = 0; off < stdin.length; off += STDIN_CHUNK) {
-                stdin(id, stdin, off, Math.min(STDIN_CHUNK, stdin.length - off), false);
-            }
+            sendStdin(id, stdin, exit, deadline);
         }
         closeStdin(id, true);
-        long deadline = System.nanoTime() + timeout.toNanos();
         if (streamed != null) {
             // the copy below blocks on the pipe: the shared timer ends it at the deadline
             java.util.concurrent.ScheduledFuture<?> stop = AgentShell.TIMER.schedule(() -> {
@@ -367,6 +377,31 @@ public final class AgentChannel implements Closeable {
         }
         synchronized (berr) {
             return new Ran(code, bout.toByteArray(), berr.toByteArray());
+        }
+    }
+
+    private void sendStdin(int id, InputStream stdin, CompletableFuture<Integer> exit, long deadline)
+            throws IOException {
+        byte[] chunk = new byte[STDIN_CHUNK];
+        try {
+            for (int n; !exit.isDone() && System.nanoTime() < deadline && (n = stdin.readNBytes(chunk, 0,
+                    chunk.length)) > 0; ) {
+                stdin(id, chunk, 0, n, false);
+            }
+        } catch (IOException e) {
+            if (endReason == null && !exit.isDone()) {
+                signal(id, 9);
+                forget(id);
+                throw new StdinFailed(e);
+            }
+            // the channel ended under the sender, or the command stopped reading: its exit tells why
+        }
+    }
+
+    /** The command's input could not be read: not the agent's failure, the caller's stream's (the cause). */
+    public static final class StdinFailed extends IOException {
+        StdinFailed(IOException cause) {
+            super(cause.getMessage(), cause);
         }
     }
 
@@ -508,10 +543,15 @@ public final class AgentChannel implements Closeable {
         }
     }
 
-    /** Closes the stream to the agent (the agent then kills every command and exits). */
+    /**
+     * Closes the stream to the agent (the agent then kills every command and exits) and ends every command, run and
+     * watch in flight at once, as lost with "the sandbox was closed": their callers return now, not when the
+     * transport notices (Docker's attach connection ends only with the container's removal, seconds later).
+     */
     @Override
     public void close() {
         closed = true;
+        end("the sandbox was closed");
         try {
             synchronized (toAgent) {
                 toAgent.close();

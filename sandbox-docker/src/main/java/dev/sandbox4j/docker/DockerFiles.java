@@ -207,17 +207,89 @@ final class DockerFiles extends WorkspaceBase {
             put(path, head.length, () -> DockerSandbox.bytes(head), false);
             return;
         }
-        Path tmp = Engine.spool(new java.io.SequenceInputStream(new ByteArrayInputStream(head), content), rel);
+        streamed(rel, new java.io.SequenceInputStream(new ByteArrayInputStream(head), content));
+    }
+
+    /**
+     * Content of unknown length over {@link #IN_MEMORY_WRITE}: streamed into a temp file in the workspace as the
+     * stdin of one command, {@link AgentChannel#STDIN_CHUNK} bytes at a time, then committed. The host holds one chunk
+     * (and the first {@link #IN_MEMORY_WRITE} bytes), never the content: a full workspace stops the command at the
+     * quota with {@code no_space_left}, as it stops a command's write, and the file size limit is counted here.
+     */
+    private void streamed(String rel, InputStream content) {
+        long limit = sandbox.spec.limits().maxFileBytes();
+        Capped capped = new Capped(content, limit > 0 ? limit : Long.MAX_VALUE);
+        String tmp = WorkspaceScripts.WORKSPACE + "/" + TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX;
+        List<String> cmd = List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + WorkspaceScripts.RECEIVE, "sandbox4j",
+                tmp, rel);
+        AgentChannel.Ran r;
         try {
-            put(path, Files.size(tmp), () -> Files.newInputStream(tmp), false);
-        } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.IO_ERROR, "spooling content: " + e.getMessage(), e);
-        } finally {
-            try {
-                Files.deleteIfExists(tmp);
-            } catch (IOException ignored) {
-                // deleted on exit
+            r = sandbox.internal(cmd, capped, null, STREAMED_WRITE_TIMEOUT);
+        } catch (SandboxException e) {
+            removeQuietly(tmp);
+            if (sandbox.closed()) {
+                throw DockerErrors.closed(sandbox.id);
             }
+            throw e;
+        }
+        if (r.exitCode() != 0) {
+            throw DockerErrors.script("writing " + rel, r.exitCode(), r.stderr());
+        }
+        String received = r.out().strip();
+        if (capped.over) {
+            removeQuietly(tmp);
+            throw DockerErrors.error(ErrorKind.TOO_LARGE, rel + ": the content is over the file size limit of " + limit
+                    + " bytes");
+        }
+        if (!received.equals(Long.toString(capped.count))) {
+            removeQuietly(tmp);
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "received " + received + " bytes of " + capped.count + " for "
+                    + rel + " (content lost on the way); retry");
+        }
+        script("writing " + rel, WorkspaceScripts.COMMIT_WRITE, null, tmp, rel, "0");
+    }
+
+    /** How long one streamed write may take (closing the sandbox ends it at once). */
+    static final java.time.Duration STREAMED_WRITE_TIMEOUT = java.time.Duration.ofHours(1);
+
+    private void removeQuietly(String abs) {
+        try {
+            if (!sandbox.closed()) {
+                script("removing a failed write", "rm -f -- \"$1\"", null, abs);
+            }
+        } catch (SandboxException ignored) {
+            // the original error is what the caller needs; the name is a temp name, hidden from listings
+        }
+    }
+
+    /** Passes on at most {@code limit} bytes and counts them; {@code over} when the source had more. */
+    private static final class Capped extends java.io.FilterInputStream {
+        private final long limit;
+        long count;
+        boolean over;
+
+        Capped(InputStream in, long limit) {
+            super(in);
+            this.limit = limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (count >= limit) {
+                over = over || in.read() >= 0;
+                return -1;
+            }
+            int n = in.read(b, off, (int) Math.min(len, limit - count));
+            if (n > 0) {
+                count += n;
+            }
+            return n;
         }
     }
 
@@ -430,70 +502,25 @@ final class DockerFiles extends WorkspaceBase {
         return result;
     }
 
-    /**
-     * Streams the directory (or file) as a tar through the archive API and hands each entry's content to the shared
-     * {@link GrepScan}: any file size in bounded memory, skipped entries reported with their reason.
-     */
+    /** Decided from one listing before anything is read, then read through the agent: see {@link ContainerGrep}. */
     @Override
     public GrepResult grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        GrepScan scan = new GrepScan(regex, options);
+        new GrepScan(regex, options); // a bad pattern fails before the sandbox is asked anything
         FileInfo root = stat(rel);
         if (root.isSymlink()) {
             throw DockerErrors.error(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
-        Predicate<String> inc = Globs.any(options.includes());
-        Predicate<String> exc = Globs.any(options.excludes());
-        String abs = WorkspacePaths.absolute(rel);
-        try (InputStream raw = sandbox.engine.control.copyArchiveFromContainerCmd(sandbox.containerId, abs).exec();
-             TarArchiveInputStream tar = new TarArchiveInputStream(raw)) {
-            String skipped = null;
-            for (TarArchiveEntry e; !scan.truncated() && (e = tar.getNextEntry()) != null; ) {
-                String name = e.getName();
-                while (name.endsWith("/")) {
-                    name = name.substring(0, name.length() - 1);
-                }
-                int slash = name.indexOf('/');
-                String inner = root.isDirectory() ? (slash < 0 ? "" : name.substring(slash + 1)) : "";
-                if (inner.isEmpty() && root.isDirectory()) {
-                    continue;
-                }
-                if (skipped != null && inner.startsWith(skipped + "/")) {
-                    continue;
-                }
-                if (inner.chars().filter(c -> c == '/').count() >= MAX_WALK_DEPTH) {
-                    throw DockerErrors.error(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
-                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at "
-                            + WorkspacePaths.child(rel, inner) + "); search a subdirectory");
-                }
-                String matchPath = root.isDirectory() ? inner : root.name();
-                if (exc.test(matchPath)) {
-                    if (e.isDirectory()) {
-                        skipped = inner;
-                    }
-                    continue;
-                }
-                if (e.isDirectory() || !options.includes().isEmpty() && !inc.test(matchPath)) {
-                    continue;
-                }
-                String fileRel = root.isDirectory() ? WorkspacePaths.child(rel, inner) : rel;
-                if (e.isSymbolicLink()) {
-                    scan.skip(fileRel, GrepResult.Reason.LINK, "not followed");
-                } else if (e.isLink()) {
-                    scan.skip(fileRel, GrepResult.Reason.LINK, "a hard link to " + e.getLinkName()
-                            + " (the archive carries its content once, under that name)");
-                } else if (!e.isFile() || e.isFIFO() || e.isCharacterDevice() || e.isBlockDevice()) {
-                    scan.skip(fileRel, GrepResult.Reason.SPECIAL_FILE, "a FIFO, socket or device: not opened");
-                } else if (scan.admit(fileRel, e.getSize())) {
-                    scan.search(fileRel, tar);
-                }
+        try {
+            return new ContainerGrep(sandbox).grep(rel, root, regex, options);
+        } catch (SandboxException e) {
+            if (sandbox.closed()) {
+                throw DockerErrors.closed(sandbox.id);
             }
-        } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.IO_ERROR, "grep in " + rel + ": " + e.getMessage(), e);
+            throw e;
         } catch (RuntimeException e) {
             throw DockerErrors.translate("grep in " + rel, e);
         }
-        return root.isDirectory() ? scan.result() : scan.result(rel);
     }
 
     // ------------------------------------------------------------------------------------------ tree changes

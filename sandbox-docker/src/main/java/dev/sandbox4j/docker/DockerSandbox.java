@@ -89,6 +89,18 @@ final class DockerSandbox implements Sandbox {
     private Map<Language, String> interpreters = Map.of();
     private final BytePipe toAgent = new BytePipe(1 << 20);
     private final BytePipe fromAgent = new BytePipe(1 << 20);
+    /** Completed when the engine client's stdin thread has read the end of {@link #toAgent} (see closeNow). */
+    private final java.util.concurrent.CompletableFuture<Void> stdinDone = new java.util.concurrent.CompletableFuture<>();
+    private final InputStream stdinSeen = new java.io.FilterInputStream(toAgent.in) {
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n < 0) {
+                stdinDone.complete(null);
+            }
+            return n;
+        }
+    };
     private final OutputBuffer agentErr = new OutputBuffer(4000);
     private final AgentChannel channel;
     private volatile AgentShell shell;
@@ -383,7 +395,7 @@ final class DockerSandbox implements Sandbox {
                 super.onComplete();
             }
         };
-        attached = engine.stream.attachContainerCmd(containerId).withStdIn(toAgent.in).withStdOut(true)
+        attached = engine.stream.attachContainerCmd(containerId).withStdIn(stdinSeen).withStdOut(true)
                 .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback);
         try {
             if (!settled.await(30, TimeUnit.SECONDS)) {
@@ -566,7 +578,7 @@ final class DockerSandbox implements Sandbox {
         return Map.copyOf(langs);
     }
 
-    private static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
+    static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
 
     /** The result of an engine call made on a helper thread, its failure rethrown as the call's own would be. */
     private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {
@@ -682,10 +694,21 @@ final class DockerSandbox implements Sandbox {
 
     /** An internal command with {@code stdin} (or null) as its input. */
     AgentChannel.Ran internal(List<String> cmd, byte[] stdin, java.io.OutputStream out) {
+        return internal(cmd, stdin == null ? null : bytes(stdin), out, INTERNAL_TIMEOUT);
+    }
+
+    /**
+     * An internal command with {@code stdin} (or null) read to its end as its input, ended after {@code timeout}. A
+     * failure to read {@code stdin} is IO_ERROR naming the caller's stream.
+     */
+    AgentChannel.Ran internal(List<String> cmd, InputStream stdin, java.io.OutputStream out, Duration timeout) {
         ensureOpen();
         try {
             return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, stdin, out, 64 << 20,
-                    INTERNAL_TIMEOUT);
+                    timeout);
+        } catch (AgentChannel.StdinFailed e) {
+            ensureOpen();
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the content to write: " + e.getMessage(), e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw DockerErrors.error(ErrorKind.TIMEOUT, "an internal command did not finish: " + e.getMessage());
         } catch (InterruptedException e) {
@@ -840,8 +863,24 @@ final class DockerSandbox implements Sandbox {
         if (relay != null) {
             relay.close();
         }
-        channel.close();
+        // The pipe first: a sender blocked on it (a streamed write) fails now instead of holding the channel's lock.
         toAgent.close();
+        channel.close();
+        if (s != null) {
+            // every command and file operation in flight returns now, not after the container's removal
+            s.endAll("sandbox closed");
+        }
+        try {
+            // A streamed write keeps the engine client's stdin thread writing: let it send what it holds and end its
+            // request before the removal closes the connection under it (it would print a trace). An agent that
+            // stopped reading is not waited for beyond this.
+            if (attached != null) {
+                stdinDone.get(STDIN_DRAIN_MS, TimeUnit.MILLISECONDS);
+            }
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException
+                 | InterruptedException e) {
+            // removed anyway
+        }
         if (containerId != null) {
             engine.removeContainerQuietly(containerId);
         } else if (createSent) {
@@ -859,10 +898,10 @@ final class DockerSandbox implements Sandbox {
         engine.removeOwnVolumeQuietly(workspaceVolume);
         engine.close();
         fromAgent.close();
-        if (s != null) {
-            s.endAll("sandbox closed");
-        }
     }
+
+    /** How long close waits for the stdin thread to end its request (see closeNow). */
+    private static final long STDIN_DRAIN_MS = 300;
 
     private String containerName() {
         return "sandbox4j-" + id;

@@ -574,24 +574,6 @@ final class Engine implements Closeable {
                 });
     }
 
-    /** Spools a stream of unknown length to a host temp file so the tar header can carry its size. */
-    static Path spool(InputStream content, String what) {
-        try {
-            Path tmp = Files.createTempFile("sandbox4j-upload", ".bin");
-            tmp.toFile().deleteOnExit();
-            try (OutputStream o = Files.newOutputStream(tmp)) {
-                content.transferTo(o);
-            } catch (IOException | RuntimeException e) {
-                Files.deleteIfExists(tmp);
-                throw e;
-            }
-            return tmp;
-        } catch (IOException e) {
-            throw DockerErrors.error(dev.sandbox4j.ErrorKind.IO_ERROR, "reading the content to write to " + what
-                    + ": " + e.getMessage(), e);
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------- janitor
 
     /** Minimum time between two janitor runs against the same engine in one JVM. */

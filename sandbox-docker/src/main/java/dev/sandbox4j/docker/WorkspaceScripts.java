@@ -161,6 +161,21 @@ final class WorkspaceScripts {
             [ "$_n" = "$4" ] || fail IO_ERROR "received $_n bytes of $4 for $(rel "$2") (content lost on the way); retry"
             """ + commit();
 
+    /**
+     * The first half of a streamed write (content of unknown length, DockerFiles.write(InputStream)): $1 the temp file
+     * to make, $2 rel target (for messages). Receives stdin into it and prints its size; on failure the temp file is
+     * removed. A full workspace stops it at the quota ({@code ENOSPC}), as a command's write would; then
+     * {@link #COMMIT_WRITE} puts it in place.
+     */
+    static final String RECEIVE = """
+            t=$1
+            _e=$( (set -C; /usr/bin/cat > "$t") 2>&1 ) || { rm -f -- "$t"; case $_e in
+              *"No space left"*|*"quota exceeded"*) fail NO_SPACE_LEFT "no space left in the workspace to write $(rel "$2") (its byte or file quota is used up; delete files to make room)" ;;
+              *) fail IO_ERROR "receiving the content of $(rel "$2"): $_e" ;;
+            esac; }
+            /usr/bin/stat -c %s -- "$t" || { rm -f -- "$t"; exit 1; }
+            """;
+
     private static String commit() {
         return """
             walk "$2" 1
