@@ -70,8 +70,12 @@ public final class AgentProtocol {
         }
     }
 
-    /** Reads one frame: returns {type, id, payload} as Object[]; null at end of stream. */
-    public static Object[] readFrame(DataInputStream in) throws IOException {
+    /** One frame of either direction: its type, the command's (or watch's) id, and its payload. */
+    public record Frame(byte type, int id, byte[] payload) {
+    }
+
+    /** Reads one frame; null at end of stream. A length outside 5..{@link #MAX_FRAME} is an {@link IOException}. */
+    public static Frame readFrame(DataInputStream in) throws IOException {
         int len;
         try {
             len = in.readInt();
@@ -85,7 +89,7 @@ public final class AgentProtocol {
         int id = in.readInt();
         byte[] payload = new byte[len - 5];
         in.readFully(payload);
-        return new Object[] {type, id, payload};
+        return new Frame(type, id, payload);
     }
 
     public static byte[] encodeStrings(List<String> strings) {

@@ -5,7 +5,7 @@ import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentRunner;
 import dev.sandbox4j.core.BytePipe;
 import dev.sandbox4j.core.Globs;
 import dev.sandbox4j.core.GrepScan;
@@ -99,7 +99,7 @@ final class ContainerGrep {
 
     /** Every entry under {@code rel}, in walk order (depth first, names sorted). */
     private List<Entry> list(String rel, Duration timeout) {
-        AgentChannel.Ran r = sandbox.internal(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + LIST, "sandbox4j",
+        AgentRunner.Ran r = sandbox.internal(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + LIST, "sandbox4j",
                 rel), null, null, timeout);
         if (r.exitCode() != 0) {
             throw DockerErrors.script("listing " + (rel.isEmpty() ? "the workspace" : rel), r.exitCode(), r.stderr());
@@ -194,7 +194,7 @@ final class ContainerGrep {
     /** One {@code tar} in the container over the regular files from index {@code from} on, read as it streams. */
     private final class TarRun implements AutoCloseable {
         private final BytePipe pipe = new BytePipe(1 << 20);
-        private final CompletableFuture<AgentChannel.Ran> done;
+        private final CompletableFuture<AgentRunner.Ran> done;
         private final TarArchiveInputStream tar;
         private TarArchiveEntry peeked;
         private boolean ended;
@@ -273,7 +273,7 @@ final class ContainerGrep {
 
         /** The stream ended: fine when tar ran to its end (a missing file makes it exit 2), else why it did not. */
         private void checkDone() {
-            AgentChannel.Ran r;
+            AgentRunner.Ran r;
             try {
                 r = done.join();
             } catch (java.util.concurrent.CompletionException ex) {

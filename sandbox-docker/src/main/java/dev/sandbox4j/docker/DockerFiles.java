@@ -7,7 +7,7 @@ import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.GrepOptions;
 import dev.sandbox4j.GrepResult;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentRunner;
 import dev.sandbox4j.core.Globs;
 import dev.sandbox4j.core.Arguments;
 import dev.sandbox4j.core.GrepScan;
@@ -72,14 +72,14 @@ final class DockerFiles extends WorkspaceBase {
         return WorkspacePaths.requireNonRoot(encodable(path));
     }
 
-    private AgentChannel.Ran script(String what, String body, OutputStream out, String... args) {
+    private AgentRunner.Ran script(String what, String body, OutputStream out, String... args) {
         return script(what, body, null, out, args);
     }
 
-    private AgentChannel.Ran script(String what, String body, byte[] stdin, OutputStream out, String... args) {
+    private AgentRunner.Ran script(String what, String body, byte[] stdin, OutputStream out, String... args) {
         List<String> cmd = new ArrayList<>(List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + body, "sandbox4j"));
         cmd.addAll(List.of(args));
-        AgentChannel.Ran r;
+        AgentRunner.Ran r;
         try {
             r = sandbox.internal(cmd, stdin, out);
         } catch (SandboxException e) {
@@ -105,7 +105,7 @@ final class DockerFiles extends WorkspaceBase {
     public String readText(String path, int fromLine, int toLine) {
         String rel = relNonRoot(path);
         Arguments.lineRange(fromLine, toLine);
-        AgentChannel.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
+        AgentRunner.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, "0", "lines",
                 Integer.toString(fromLine), toLine == -1 ? "all" : Integer.toString(toLine));
         return new String(r.stdout(), StandardCharsets.UTF_8);
     }
@@ -113,7 +113,7 @@ final class DockerFiles extends WorkspaceBase {
     @Override
     public byte[] readBytes(String path) {
         String rel = relNonRoot(path);
-        AgentChannel.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES),
+        AgentRunner.Ran r = script("reading " + rel, WorkspaceScripts.READ, null, rel, Integer.toString(MAX_READ_BYTES),
                 "all");
         return checkedSize(rel, r);
     }
@@ -122,7 +122,7 @@ final class DockerFiles extends WorkspaceBase {
      * The read script prints the size it read ({@code S:<n>} on stderr) before the content; a mismatch means output
      * was lost on the way, which must never pass as the file's content.
      */
-    static byte[] checkedSize(String rel, AgentChannel.Ran r) {
+    static byte[] checkedSize(String rel, AgentRunner.Ran r) {
         String err = new String(r.stderr(), StandardCharsets.UTF_8);
         long expected = -1;
         for (String line : err.split("\n")) {
@@ -212,7 +212,7 @@ final class DockerFiles extends WorkspaceBase {
 
     /**
      * Content of unknown length over {@link #IN_MEMORY_WRITE}: streamed into a temp file in the workspace as the
-     * stdin of one command, {@link AgentChannel#STDIN_CHUNK} bytes at a time, then committed. The host holds one chunk
+     * stdin of one command, {@link AgentRunner#STDIN_CHUNK} bytes at a time, then committed. The host holds one chunk
      * (and the first {@link #IN_MEMORY_WRITE} bytes), never the content: a full workspace stops the command at the
      * quota with {@code no_space_left}, as it stops a command's write, and the file size limit is counted here.
      */
@@ -222,7 +222,7 @@ final class DockerFiles extends WorkspaceBase {
         String tmp = WorkspaceScripts.WORKSPACE + "/" + TEMP_PREFIX + UUID.randomUUID() + TEMP_SUFFIX;
         List<String> cmd = List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + WorkspaceScripts.RECEIVE, "sandbox4j",
                 tmp, rel);
-        AgentChannel.Ran r;
+        AgentRunner.Ran r;
         try {
             r = sandbox.internal(cmd, capped, null, STREAMED_WRITE_TIMEOUT);
         } catch (SandboxException e) {

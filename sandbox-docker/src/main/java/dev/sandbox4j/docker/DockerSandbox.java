@@ -23,6 +23,7 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentRunner;
 import dev.sandbox4j.core.AgentWatches;
 import dev.sandbox4j.core.WatchHub;
 import dev.sandbox4j.core.CloseOnce;
@@ -103,6 +104,8 @@ final class DockerSandbox implements Sandbox {
     };
     private final OutputBuffer agentErr = new OutputBuffer(4000);
     private final AgentChannel channel;
+    /** The backend's own commands (probes, file scripts). */
+    private final AgentRunner runner;
     private volatile AgentShell shell;
     private volatile ResultCallback.Adapter<Frame> attached;
     private volatile AgentEgress egress;
@@ -128,6 +131,7 @@ final class DockerSandbox implements Sandbox {
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
         this.files = new DockerFiles(this);
         this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
+        this.runner = new AgentRunner(channel, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE);
         this.watches = files.enableWatches(new AgentWatches(channel, DockerFiles::isTempName));
     }
 
@@ -491,7 +495,7 @@ final class DockerSandbox implements Sandbox {
 
     /** The file size limit the commands really have on Podman (read with the image's sh), in bytes; 0 for none. */
     private long checkPodmanLimits(long wantFsize) {
-        AgentChannel.Ran r = internal(List.of("/bin/sh", "-c", "ulimit -H -f; ulimit -S -f; ulimit -H -n"), null);
+        AgentRunner.Ran r = internal(List.of("/bin/sh", "-c", "ulimit -H -f; ulimit -S -f; ulimit -H -n"), null);
         String[] f = r.out().trim().split("\\s+");
         long want = wantFsize / 512;
         boolean ok = f.length == 3 && f[2].equals("4096") && (wantFsize > 0 ? f[0].equals(Long.toString(want))
@@ -538,7 +542,7 @@ final class DockerSandbox implements Sandbox {
      * size): anything else is refused (UNSUPPORTED), never a quota other than the spec's.
      */
     private void checkWorkspaceSize(long expected) {
-        AgentChannel.Ran r = internal(List.of("/usr/bin/stat", "-f", "-c", "%t %b %S", WorkspaceScripts.WORKSPACE),
+        AgentRunner.Ran r = internal(List.of("/usr/bin/stat", "-f", "-c", "%t %b %S", WorkspaceScripts.WORKSPACE),
                 null);
         String[] f = r.out().trim().split(" ");
         long size = -1;
@@ -557,7 +561,7 @@ final class DockerSandbox implements Sandbox {
 
     /** Probes the container once: interpreters, the writable workspace, and the OOM counter's baseline. */
     private Map<Language, String> probe() {
-        AgentChannel.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
+        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
         String out = probe.out();
         Map<Language, String> langs = new java.util.EnumMap<>(Language.class);
         for (String line : out.split("\n")) {
@@ -688,12 +692,12 @@ final class DockerSandbox implements Sandbox {
      * Runs a command of the backend's own (a probe, a file script) through the agent, as the sandbox user, with the
      * fixed environment only; stdout to {@code out} when given, else kept (up to 64 MiB).
      */
-    AgentChannel.Ran internal(List<String> cmd, java.io.OutputStream out) {
+    AgentRunner.Ran internal(List<String> cmd, java.io.OutputStream out) {
         return internal(cmd, null, out);
     }
 
     /** An internal command with {@code stdin} (or null) as its input. */
-    AgentChannel.Ran internal(List<String> cmd, byte[] stdin, java.io.OutputStream out) {
+    AgentRunner.Ran internal(List<String> cmd, byte[] stdin, java.io.OutputStream out) {
         return internal(cmd, stdin == null ? null : bytes(stdin), out, INTERNAL_TIMEOUT);
     }
 
@@ -701,12 +705,11 @@ final class DockerSandbox implements Sandbox {
      * An internal command with {@code stdin} (or null) read to its end as its input, ended after {@code timeout}. A
      * failure to read {@code stdin} is IO_ERROR naming the caller's stream.
      */
-    AgentChannel.Ran internal(List<String> cmd, InputStream stdin, java.io.OutputStream out, Duration timeout) {
+    AgentRunner.Ran internal(List<String> cmd, InputStream stdin, java.io.OutputStream out, Duration timeout) {
         ensureOpen();
         try {
-            return channel.run(cmd, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE, stdin, out, 64 << 20,
-                    timeout);
-        } catch (AgentChannel.StdinFailed e) {
+            return runner.run(cmd, stdin, out, 64 << 20, timeout);
+        } catch (AgentRunner.StdinFailed e) {
             ensureOpen();
             throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the content to write: " + e.getMessage(), e);
         } catch (java.util.concurrent.TimeoutException e) {

@@ -326,7 +326,7 @@ class DockerIssue18Test {
             String script = WorkspaceScripts.PRELUDE + WorkspaceScripts.OPEN + "P=/workspace/$1; sbx_open 3; echo \"$S\"";
             for (String name : List.of("rw.fifo", "ro.fifo", "s.sock", "ro.txt")) {
                 long t0 = System.nanoTime();
-                dev.sandbox4j.core.AgentChannel.Ran r = d.internal(List.of("/bin/sh", "-c", script, "sandbox4j", name), null);
+                dev.sandbox4j.core.AgentRunner.Ran r = d.internal(List.of("/bin/sh", "-c", script, "sandbox4j", name), null);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 assertThat(ms).as("opening %s took (ms)", name).isLessThan(1500);
                 if (name.equals("ro.txt")) {

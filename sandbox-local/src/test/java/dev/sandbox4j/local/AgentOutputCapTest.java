@@ -64,13 +64,13 @@ class AgentOutputCapTest {
     /** Reads frames until {@code done} holds or the agent's output ends. */
     private static void readUntil(AgentRun a, Map<Integer, Received> got, java.util.function.BooleanSupplier done)
             throws IOException {
-        for (Object[] f; !done.getAsBoolean() && (f = a.next()) != null; ) {
-            Received r = got.get((int) f[1]);
+        for (AgentProtocol.Frame f; !done.getAsBoolean() && (f = a.next()) != null; ) {
+            Received r = got.get(f.id());
             if (r == null) {
                 continue;
             }
-            byte[] p = (byte[]) f[2];
-            switch ((byte) f[0]) {
+            byte[] p = f.payload();
+            switch (f.type()) {
                 case AgentProtocol.STDOUT -> {
                     r.out.write(p);
                     r.channelBytes += p.length;

@@ -39,10 +39,10 @@ class AgentProtocolTest {
             a.send(AgentProtocol.SPAWN, 1, AgentRun.spawnPayload(List.of("/bin/sh", "-c",
                     "echo \"out $FOO $BASE $PWD\"; cat; echo err >&2; exit 7"), List.of("FOO=bar", "BASE=spawned"),
                     dir.toString()));
-            Object[] spawned = a.next();
-            assertThat((byte) spawned[0]).isEqualTo(AgentProtocol.SPAWNED);
-            assertThat((int) spawned[1]).isEqualTo(1);
-            int pid = AgentProtocol.readInt((byte[]) spawned[2]);
+            AgentProtocol.Frame spawned = a.next();
+            assertThat(spawned.type()).isEqualTo(AgentProtocol.SPAWNED);
+            assertThat(spawned.id()).isEqualTo(1);
+            int pid = AgentProtocol.readInt(spawned.payload());
             assertThat(a.children()).containsExactly((long) pid);
             a.send(AgentProtocol.GO, 1, new byte[0]);
             a.send(AgentProtocol.STDIN, 1, bytes("in 1\n"));
@@ -70,9 +70,9 @@ class AgentProtocolTest {
 
             // the host closing the channel ends the agent and what it runs
             a.run(6, List.of("sleep", "100"), null);
-            Object[] f = a.next();
-            assertThat((byte) f[0]).isEqualTo(AgentProtocol.SPAWNED);
-            long reaper = AgentProtocol.readInt((byte[]) f[2]);
+            AgentProtocol.Frame f = a.next();
+            assertThat(f.type()).isEqualTo(AgentProtocol.SPAWNED);
+            long reaper = AgentProtocol.readInt(f.payload());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             List<ProcessHandle> sleeper = List.of();
             while (sleeper.isEmpty() && System.nanoTime() < deadline) {
@@ -159,11 +159,11 @@ class AgentProtocolTest {
             a.send(AgentProtocol.SIGNAL, 12345, new byte[0]);
             // a duplicate id is refused while the first command runs
             a.send(AgentProtocol.SPAWN, 7, AgentRun.spawnPayload(List.of("sleep", "100"), List.of(), "/"));
-            assertThat((byte) a.next()[0]).isEqualTo(AgentProtocol.SPAWNED);
+            assertThat(a.next().type()).isEqualTo(AgentProtocol.SPAWNED);
             a.send(AgentProtocol.SPAWN, 7, good);
-            Object[] dup = a.next();
-            assertThat((byte) dup[0]).isEqualTo(AgentProtocol.FAILED);
-            assertThat(new String((byte[]) dup[2], StandardCharsets.UTF_8)).contains("duplicate");
+            AgentProtocol.Frame dup = a.next();
+            assertThat(dup.type()).isEqualTo(AgentProtocol.FAILED);
+            assertThat(new String(dup.payload(), StandardCharsets.UTF_8)).contains("duplicate");
             a.send(AgentProtocol.SIGNAL, 7, new byte[] {9});
             assertThat(a.awaitEnd(7)[0]).isEqualTo(137);
             a.run(8, List.of("echo", "still here"), null);
@@ -236,16 +236,16 @@ class AgentProtocolTest {
             long maxRss = 0;
             int frames = 0;
             Integer exit = null;
-            for (Object[] f; exit == null && (f = a.next()) != null; ) {
-                byte type = (byte) f[0];
+            for (AgentProtocol.Frame f; exit == null && (f = a.next()) != null; ) {
+                byte type = f.type();
                 if (type == AgentProtocol.STDOUT) {
-                    got += ((byte[]) f[2]).length;
+                    got += (f.payload()).length;
                     if (++frames % 32 == 0) {
                         maxRss = Math.max(maxRss, a.memKib("VmRSS"));
                         Thread.sleep(20); // ~100 MiB/s at most: slower than head writes
                     }
                 } else if (type == AgentProtocol.EXIT) {
-                    exit = AgentProtocol.readInt((byte[]) f[2]);
+                    exit = AgentProtocol.readInt(f.payload());
                 }
             }
             assertThat(exit).isZero();
@@ -300,20 +300,20 @@ class AgentProtocolTest {
             Map<Integer, Integer> exits = new HashMap<>();
             int spawned = 0;
             while (exits.size() < n) {
-                Object[] f = a.next();
+                AgentProtocol.Frame f = a.next();
                 assertThat(f).as("frames until every command ended").isNotNull();
-                int id = (int) f[1];
-                String text = new String((byte[]) f[2], StandardCharsets.UTF_8);
-                switch ((byte) f[0]) {
+                int id = f.id();
+                String text = new String(f.payload(), StandardCharsets.UTF_8);
+                switch (f.type()) {
                     case AgentProtocol.SPAWNED -> {
                         assertThat(exits).doesNotContainKey(id);
                         spawned++;
                     }
                     case AgentProtocol.STDOUT -> out.computeIfAbsent(id, k -> new StringBuilder()).append(text);
                     case AgentProtocol.STDERR -> err.computeIfAbsent(id, k -> new StringBuilder()).append(text);
-                    case AgentProtocol.EXIT -> exits.put(id, AgentProtocol.readInt((byte[]) f[2]));
+                    case AgentProtocol.EXIT -> exits.put(id, AgentProtocol.readInt(f.payload()));
                     case AgentProtocol.FAILED -> throw new AssertionError("command " + id + " failed: " + text);
-                    default -> throw new AssertionError("unexpected frame " + f[0]);
+                    default -> throw new AssertionError("unexpected frame " + f.type());
                 }
             }
             assertThat(spawned).isEqualTo(n);

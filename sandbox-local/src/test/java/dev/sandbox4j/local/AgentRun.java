@@ -47,10 +47,10 @@ final class AgentRun implements AutoCloseable {
         pb.environment().put("PATH", "/usr/bin:/bin");
         pb.environment().put("BASE", "from-the-agent");
         AgentRun run = new AgentRun(pb.start(), err);
-        Object[] ready = run.next();
+        AgentProtocol.Frame ready = run.next();
         assertThat(ready).as("first frame").isNotNull();
-        assertThat((byte) ready[0]).isEqualTo(AgentProtocol.READY);
-        assertThat(AgentProtocol.readInt((byte[]) ready[2])).as("protocol version").isEqualTo(AgentProtocol.VERSION);
+        assertThat(ready.type()).isEqualTo(AgentProtocol.READY);
+        assertThat(AgentProtocol.readInt(ready.payload())).as("protocol version").isEqualTo(AgentProtocol.VERSION);
         return run;
     }
 
@@ -80,8 +80,8 @@ final class AgentRun implements AutoCloseable {
         send(AgentProtocol.STDIN_CLOSE, id, new byte[0]);
     }
 
-    /** The next frame {type, id, payload}; null at the end of the agent's output. */
-    Object[] next() throws IOException {
+    /** The next frame; null at the end of the agent's output. */
+    AgentProtocol.Frame next() throws IOException {
         return AgentProtocol.readFrame(in);
     }
 
@@ -89,12 +89,12 @@ final class AgentRun implements AutoCloseable {
     Object[] awaitEnd(int id) throws IOException {
         java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
         java.io.ByteArrayOutputStream e = new java.io.ByteArrayOutputStream();
-        for (Object[] f; (f = next()) != null; ) {
-            if ((int) f[1] != id) {
+        for (AgentProtocol.Frame f; (f = next()) != null; ) {
+            if (f.id() != id) {
                 continue;
             }
-            byte[] p = (byte[]) f[2];
-            switch ((byte) f[0]) {
+            byte[] p = f.payload();
+            switch (f.type()) {
                 case AgentProtocol.STDOUT -> o.writeBytes(p);
                 case AgentProtocol.STDERR -> e.writeBytes(p);
                 case AgentProtocol.FAILED -> {
