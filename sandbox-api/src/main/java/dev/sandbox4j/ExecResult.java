@@ -65,11 +65,12 @@ public record ExecResult(
     /**
      * A completed command whose output was not cut, zero duration, no detail; handy for scripted results in tests.
      * Build other results from {@link #of(ExecStatus, int, String, String)} and the {@code with...} methods rather
-     * than the eight-argument constructor:
+     * than the constructors:
      *
      * <pre>{@code
      * ExecResult.of(ExecStatus.TIMEOUT, -1, out.text(), err.text())
-     *         .withDuration(elapsed).withTruncation(out.truncation(), err.truncation()).withDetail("timed out after 5 s");
+     *         .withDuration(elapsed).withTruncation(out.truncation(), err.truncation())
+     *         .withRawOutput(out.raw(), err.raw()).withDetail("timed out after 5 s");
      * }</pre>
      */
     public static ExecResult of(int exitCode, String stdout, String stderr) {
