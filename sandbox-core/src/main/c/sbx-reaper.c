@@ -6,8 +6,9 @@
  * 1. Reads the gate line from fd 0 one byte at a time up to '\n' (nothing after it is consumed);
  *    EOF or a read error before '\n' -> exit 125, nothing run.
  * 2. Becomes a child subreaper and non-dumpable, forks; the child resets signal dispositions and the
- *    signal mask to the defaults and execvp()s argv (failure: message on stderr, exit 127 for ENOENT,
- *    126 otherwise).
+ *    signal mask to the defaults and execvp()s argv. Failure: a shell's words on stderr, naming the program
+ *    and nothing of this helper (see exec_failed): "X: command not found" (127), "X: no such file or
+ *    directory" (127, a path), "X: permission denied" / "X: is a directory" (126), ...
  * 3. Reaps everything. When the main child ends, SIGKILLs every remaining descendant (found through the
  *    ppid links in /proc/<pid>/stat) until waitpid() reports ECHILD, then exits with the main child's
  *    status (its exit code, or 128 + signal).
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -58,15 +60,24 @@ static void on_signal(int sig)
     }
 }
 
-static void say(const char *a, const char *b)
+/* Writes "<prefix>a[: b]\n" to stderr in one write (cut at 4 KiB). */
+static void say_as(const char *prefix, const char *a, const char *b)
 {
-    char buf[512];
-    int n = snprintf(buf, sizeof buf, "sbx-reaper: %s%s%s\n", a, b ? ": " : "", b ? b : "");
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "%s%s%s%s\n", prefix, a, b ? ": " : "", b ? b : "");
     if (n > 0) {
         size_t len = (size_t) n < sizeof buf ? (size_t) n : sizeof buf - 1;
+        if (len == sizeof buf - 1)
+            buf[len - 1] = '\n';
         ssize_t w = write(STDERR_FILENO, buf, len);
         (void) w;
     }
+}
+
+/* A failure of this supervisor itself (the command did not start): said in the library's name, not this helper's. */
+static void say(const char *a, const char *b)
+{
+    say_as("sandbox4j: cannot start the command: ", a, b);
 }
 
 #include "sbx-proc.h"
@@ -160,6 +171,87 @@ struct kernel_sigaction {
     unsigned long mask;
 };
 
+/* strerror(err) with its first letter in lower case, as the rest of these messages ("Text file busy" -> "text ..."). */
+static const char *lower_strerror(int err, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", strerror(err));
+    if (buf[0] >= 'A' && buf[0] <= 'Z')
+        buf[0] = (char) (buf[0] - 'A' + 'a');
+    return buf;
+}
+
+/*
+ * Where execvp() would have found `name`: itself when it has a slash, else the first entry of $PATH (glibc's
+ * default when unset) that exists and is not a directory (execvp skips those). 0 when found, into buf.
+ */
+static int locate(const char *name, char *buf, size_t size)
+{
+    struct stat st;
+    if (strchr(name, '/') != NULL) {
+        snprintf(buf, size, "%s", name);
+        return stat(buf, &st) == 0 ? 0 : -1;
+    }
+    if (name[0] == '\0')
+        return -1;
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/bin:/usr/bin";
+    for (const char *p = path;; p++) {
+        const char *end = strchr(p, ':');
+        size_t len = end != NULL ? (size_t) (end - p) : strlen(p);
+        int n = len == 0 ? snprintf(buf, size, "%s", name) : snprintf(buf, size, "%.*s/%s", (int) len, p, name);
+        if (n > 0 && (size_t) n < size && stat(buf, &st) == 0 && !S_ISDIR(st.st_mode))
+            return 0;
+        if (end == NULL)
+            return -1;
+        p = end;
+    }
+}
+
+/*
+ * execvp() failed with err: say why as a shell would (bash's words, lower case, without a shell's name), naming
+ * the program as given, and exit 127 (nothing to run) or 126 (found but cannot run).
+ */
+static void exec_failed(const char *name, int err)
+{
+    char where[4096], why[128];
+    struct stat st;
+    if (locate(name, where, sizeof where) != 0 || stat(where, &st) != 0) {
+        int missing = errno;
+        if (strchr(name, '/') == NULL) {
+            say_as("", name, "command not found");
+            _exit(127);
+        }
+        if (missing == ENOENT) {
+            say_as("", name, "no such file or directory");
+            _exit(127);
+        }
+        say_as("", name, missing == EACCES ? "permission denied" : lower_strerror(missing, why, sizeof why));
+        _exit(126);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        say_as("", name, "is a directory");
+        _exit(126);
+    }
+    switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+        /* the file is there: its interpreter (#!) or its ELF loader is not */
+        say_as("", name, "cannot execute: required file not found");
+        _exit(127);
+    case EACCES:
+    case EPERM:
+        say_as("", name, "permission denied");
+        _exit(126);
+    case ENOEXEC:
+        say_as("", name, "cannot execute binary file: exec format error");
+        _exit(126);
+    default:
+        say_as("", name, lower_strerror(err, why, sizeof why));
+        _exit(126);
+    }
+}
+
 static void exec_child(char **argv)
 {
     /*
@@ -175,9 +267,7 @@ static void exec_child(char **argv)
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     execvp(argv[0], argv);
-    int err = errno;
-    say(argv[0], strerror(err));
-    _exit(err == ENOENT ? 127 : 126);
+    exec_failed(argv[0], errno);
 }
 
 static void detach_stdio(void)
@@ -196,7 +286,7 @@ static void detach_stdio(void)
 int main(int argc, char **argv)
 {
     if (argc < 3 || strcmp(argv[1], "--") != 0) {
-        say("usage: sbx-reaper -- command [arg...]", NULL);
+        say_as("sbx-reaper: ", "usage: sbx-reaper -- command [arg...]", NULL); /* its own usage, run by hand */
         return EXIT_NOT_RUN;
     }
     char **cmd = argv + 2;

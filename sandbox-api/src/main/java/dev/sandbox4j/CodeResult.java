@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param status   completed, timeout, runtime error or setup error
  * @param language the language that ran
  * @param exec     exit code, capped output and duration of the interpreter process (of the run, in a
- *                 {@link CodeContext})
+ *                 {@link CodeContext}); the output's bytes are there too ({@code exec().rawStdout()}), the
+ *                 accessors here give text
  * @param text     the value of the code's last expression as text, as a REPL prints it (a {@link CodeContext}'s
  *                 runs), capped head+tail like the output; empty when there was none
  * @param png      a PNG of the matplotlib figure the run left open (a Python {@link CodeContext}'s runs, when

@@ -47,11 +47,14 @@ class ApiDumpTest {
         // types; nested public types (GrepResult.Skipped, SandboxSpec.Builder, ...) are counted apart so they cannot
         // grow unnoticed either. Both may shrink; raising either is a reviewed decision. Nested went from 5 to 10 with
         // the file watch (its event, kind, options and batch belong to it) and CodeResult.Status (was CodeStatus).
+        // Top-level went from 30 to 31 with RawOutput (issue 36): a command's bytes, capped head+tail, need a value
+        // of their own (head and tail apart, copies in and out); folded into ExecResult they would be four more
+        // accessors a stream, and into Truncation a mutable array in a record.
         List<Class<?>> all = publicTypes();
         long topLevel = all.stream().filter(c -> c.getDeclaringClass() == null).count();
         long nested = all.size() - topLevel;
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested");
-        assertThat(topLevel).isLessThanOrEqualTo(30);
+        assertThat(topLevel).isLessThanOrEqualTo(31);
         assertThat(nested).isLessThanOrEqualTo(10);
     }
 

@@ -214,8 +214,8 @@ final class AgentCodeContexts {
             String flags = language == Language.PYTHON ? "-u -c" : "-e";
             // the wrapper runs with the fixed PATH only (no impostor interpreter from the spec's PATH); fd 3 is the
             // frame channel on stdout, the user code's fds 1 and 2 both go to stderr
-            String script = "d=$1; shift; p=$(command -v " + interpreter + ") || { echo 'sandbox4j: " + interpreter
-                    + " not found' >&2; exit 127; }; exec env \"$@\" \"$p\" " + flags + " \"$d\" 3>&1 1>&2";
+            String script = "d=$1; shift; p=$(command -v " + interpreter + ") || { echo '" + interpreter
+                    + ": command not found' >&2; exit 127; }; exec env \"$@\" \"$p\" " + flags + " \"$d\" 3>&1 1>&2";
             List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", script, "sandbox4j", driver(language)));
             argv.addAll(shell.contextEnv());
             Frames f = new Frames();
@@ -351,7 +351,7 @@ final class AgentCodeContexts {
                 run.err.finish();
                 ExecResult exec = ExecResult.of(status, exitCode, run.out.text(), run.err.text())
                         .withDuration(elapsed(started)).withTruncation(run.out.truncation(), run.err.truncation())
-                        .withDetail(detail);
+                        .withRawOutput(run.out.raw(), run.err.raw()).withDetail(detail);
                 return new CodeResult(codeStatus, language, exec, run.text.text(), run.png);
             } finally {
                 f.run = null;

@@ -43,8 +43,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit);
             this.err = new OutputBuffer(limit);
         } else {
-            this.out = new OutputBuffer(limit, listener::onStdout);
-            this.err = new OutputBuffer(limit, listener::onStderr);
+            this.out = new OutputBuffer(limit, listener::onStdout, listener::onStdoutBytes);
+            this.err = new OutputBuffer(limit, listener::onStderr, listener::onStderrBytes);
         }
         this.oomBefore = shell.hooks.oomKills();
         this.pidsDeniedBefore = shell.hooks.pidsDenied();
@@ -166,6 +166,7 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
         }
         return result = ExecResult.of(status, code, out.text(), err.text()).withDuration(elapsed())
                 .withTruncation(out.truncation(), err.truncation())
+                .withRawOutput(out.raw(), err.raw())
                 .withDetail(detail);
     }
 

@@ -522,8 +522,10 @@ public final class AgentShell implements Shell, CodeRunner {
             // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
             case BASH -> "\"$p\" -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
         };
+        // a missing interpreter is said as a shell says it (and as an argv command's missing program is)
+        String notFound = interpreter + ": command not found";
         String script = "IFS= read -r n || exit 125; p=$(command -v " + interpreter + ") || { echo "
-                + "'sandbox4j: " + interpreter + " not found' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
+                + "'" + notFound + "' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
                 + "exec env \"$@\" " + run + " 3<&0 0<&4 4<&-; }";
         byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
         byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
@@ -543,7 +545,7 @@ public final class AgentShell implements Shell, CodeRunner {
         }
         ExecResult r = run(exec, WRAPPER_ENV);
         if (r.status() == ExecStatus.COMPLETED && (r.exitCode() == 125
-                || (r.exitCode() == 127 && r.stderr().contains("sandbox4j: " + interpreter + " not found")))) {
+                || (r.exitCode() == 127 && r.stdout().isEmpty() && r.stderr().equals(notFound + "\n")))) {
             return CodeResult.setupError(lang, r);
         }
         return CodeResult.of(lang, r);

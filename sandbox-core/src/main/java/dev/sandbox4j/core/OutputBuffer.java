@@ -1,5 +1,6 @@
 package dev.sandbox4j.core;
 
+import dev.sandbox4j.RawOutput;
 import dev.sandbox4j.Truncation;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,8 +15,9 @@ import java.util.function.Consumer;
  * A bounded head+tail capture of one output stream: keeps the first and last {@code limit} characters and counts
  * the rest, so a command that prints gigabytes costs about {@code 8 × limit} bytes of heap, never more.
  *
- * <p>Bytes are kept raw (up to 4 bytes a character at each end) and decoded as UTF-8 once, in {@link #text()}.
- * An optional sink receives every byte decoded as text as it arrives, for streaming listeners. Thread-safe.
+ * <p>Bytes are kept raw (up to 4 bytes a character at each end) and decoded as UTF-8 once, in {@link #text()};
+ * {@link #raw()} gives the first and last {@code limit} of them as they are. Optional sinks receive every byte as it
+ * arrives, raw and decoded as text, for streaming listeners. Thread-safe.
  */
 public final class OutputBuffer {
     private final int limit;
@@ -27,6 +29,7 @@ public final class OutputBuffer {
     private long totalBytes;
     private long totalChars;
     private final Consumer<String> sink;
+    private final Consumer<byte[]> rawSink;
     private final CharsetDecoder decoder;
     private ByteBuffer pending;
 
@@ -37,6 +40,14 @@ public final class OutputBuffer {
 
     /** A buffer keeping {@code limit} characters at each end, passing all text on to {@code sink} as it arrives. */
     public OutputBuffer(int limit, Consumer<String> sink) {
+        this(limit, sink, null);
+    }
+
+    /**
+     * A buffer keeping {@code limit} characters at each end, passing every chunk on to {@code rawSink} (a copy, before
+     * the text) and all text on to {@code sink} as it arrives; either sink may be null.
+     */
+    public OutputBuffer(int limit, Consumer<String> sink, Consumer<byte[]> rawSink) {
         if (limit <= 0) {
             throw new IllegalArgumentException("limit (" + limit + ") must be positive");
         }
@@ -45,6 +56,7 @@ public final class OutputBuffer {
         this.head = new byte[capacity];
         this.tail = new byte[capacity];
         this.sink = sink;
+        this.rawSink = rawSink;
         this.decoder = sink == null ? null : StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
     }
@@ -72,6 +84,9 @@ public final class OutputBuffer {
         int rest = length - fromHead;
         if (rest > 0) {
             appendTail(bytes, offset + fromHead, rest);
+        }
+        if (rawSink != null) {
+            emitRaw(java.util.Arrays.copyOfRange(bytes, offset, offset + length));
         }
         if (sink != null) {
             forward(bytes, offset, length);
@@ -176,6 +191,14 @@ public final class OutputBuffer {
         }
     }
 
+    private void emitRaw(byte[] chunk) {
+        try {
+            rawSink.accept(chunk);
+        } catch (RuntimeException ignored) {
+            // as in emit
+        }
+    }
+
     /** Bytes this buffer holds on to, whatever went through it: {@code 8 × limit}. */
     public long retainedBytes() {
         return (long) head.length + tail.length;
@@ -222,6 +245,36 @@ public final class OutputBuffer {
             return new Truncation(totalBytes, codePoints <= 2L * limit ? 0 : omitted(codePoints));
         }
         return new Truncation(totalBytes, omitted(totalChars));
+    }
+
+    /**
+     * The raw bytes kept, capped in bytes: the whole stream when it is at most {@code 2 × limit} bytes, else its first
+     * and last {@code limit} bytes (cut wherever the byte count falls, inside a character or not) and the count
+     * of the bytes between.
+     */
+    public synchronized RawOutput raw() {
+        if (!tailWrapped) {
+            int length = headLength + tailPosition;
+            byte[] all = new byte[length];
+            System.arraycopy(head, 0, all, 0, headLength);
+            System.arraycopy(tail, 0, all, headLength, tailPosition);
+            if (length <= 2L * limit) {
+                return RawOutput.of(all);
+            }
+            return RawOutput.of(java.util.Arrays.copyOf(all, limit), length - 2L * limit,
+                    java.util.Arrays.copyOfRange(all, length - limit, length));
+        }
+        // wrapped: the head is full (4 × limit bytes) and so is the ring; its oldest byte is at tailPosition
+        byte[] last = new byte[limit];
+        int from = tailPosition - limit;
+        if (from >= 0) {
+            System.arraycopy(tail, from, last, 0, limit);
+        } else {
+            System.arraycopy(tail, tail.length + from, last, 0, -from);
+            System.arraycopy(tail, 0, last, -from, tailPosition);
+        }
+        long omitted = totalBytes == Long.MAX_VALUE ? Long.MAX_VALUE - 2L * limit : totalBytes - 2L * limit;
+        return RawOutput.of(java.util.Arrays.copyOf(head, limit), Math.max(1, omitted), last);
     }
 
     /** Everything, while the tail has not wrapped: decoded as one sequence (a character may straddle the two). */

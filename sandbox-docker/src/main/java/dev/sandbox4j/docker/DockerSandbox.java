@@ -417,7 +417,7 @@ final class DockerSandbox implements Sandbox {
     }
 
     private String agentDiagnostics() {
-        String err = agentErr.text().strip();
+        String err = agentErr.text().strip().replace("sbx-agent: ", ""); // its own prefix names an internal helper
         return err.isEmpty() ? "" : " (agent: " + err + ")";
     }
 

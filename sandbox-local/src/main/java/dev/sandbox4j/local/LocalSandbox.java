@@ -668,7 +668,7 @@ final class LocalSandbox implements Sandbox {
     }
 
     private String jailDiagnostics() {
-        String err = agentErr.text().trim();
+        String err = agentErr.text().trim().replace("sbx-agent: ", ""); // its own prefix names an internal helper
         String rc = jail.isAlive() ? "running" : "exit " + jail.exitValue();
         return rc + (err.isEmpty() ? "" : ": " + err);
     }

@@ -60,7 +60,7 @@ class Aarch64ReaperTest {
 
         ReaperRun run = ReaperRun.start(dir, argv(qemu, reaper, "touch \"$1\"; exit 7", marker));
         int rc = run.gate().await(seconds(30));
-        if (rc == 125 && run.stderr().equals("sbx-reaper: prctl: Invalid argument\n")) {
+        if (rc == 125 && run.stderr().equals("sandbox4j: cannot start the command: prctl: Invalid argument\n")) {
             // it failed closed: the command did not run
             assertThat(marker).doesNotExist();
             abort("this qemu-user (" + qemu + ") answers prctl(PR_SET_CHILD_SUBREAPER) with EINVAL, so the aarch64"

@@ -54,9 +54,11 @@ class AgentProtocolTest {
             a.send(AgentProtocol.SPAWN, 2, AgentRun.spawnPayload(List.of("true"), List.of(), "/no/such/dir"));
             assertThat(a.awaitEnd(2)[3]).isEqualTo("working directory does not exist: /no/such/dir");
 
-            // a command not found is the reaper's 127, as before
+            // a command not found is the reaper's 127, said as a shell says it (issue 36)
             a.run(3, List.of("no-such-command-here"), null);
-            assertThat(a.awaitEnd(3)[0]).isEqualTo(127);
+            Object[] notFound = a.awaitEnd(3);
+            assertThat(notFound[0]).isEqualTo(127);
+            assertThat(notFound[2]).isEqualTo("no-such-command-here: command not found\n");
 
             a.run(4, List.of("sleep", "100"), null);
             a.send(AgentProtocol.SIGNAL, 4, new byte[] {15});

@@ -104,20 +104,42 @@ class ReaperTest {
         assertThat(Files.readAllBytes(run.out)).isEqualTo(payload);
     }
 
+    /** A shell's words and exit codes (issue 36), naming the program as given and nothing of the reaper. */
     @Test
-    void execFailuresExitLikeSh() throws Exception {
+    void execFailuresExitAndSpeakLikeAShell() throws Exception {
         ReaperRun missing = ReaperRun.start(dir, reaperArgv(reaper, "/nonexistent/sbx-cmd", "a"));
         assertThat(missing.gate().await(seconds(10))).isEqualTo(127);
-        assertThat(missing.stderr()).isEqualTo("sbx-reaper: /nonexistent/sbx-cmd: No such file or directory\n");
+        assertThat(missing.stderr()).isEqualTo("/nonexistent/sbx-cmd: no such file or directory\n");
 
         ReaperRun notOnPath = ReaperRun.start(dir, reaperArgv(reaper, "sbx-no-such-command"));
         assertThat(notOnPath.gate().await(seconds(10))).isEqualTo(127);
-        assertThat(notOnPath.stderr()).isEqualTo("sbx-reaper: sbx-no-such-command: No such file or directory\n");
+        assertThat(notOnPath.stderr()).isEqualTo("sbx-no-such-command: command not found\n");
+
+        for (String option : List.of("--help", "--", "-c")) {
+            ReaperRun asOption = ReaperRun.start(dir, reaperArgv(reaper, option, "id"));
+            assertThat(asOption.gate().await(seconds(10))).as(option).isEqualTo(127);
+            assertThat(asOption.stderr()).isEqualTo(option + ": command not found\n");
+        }
 
         Path notExecutable = Files.writeString(dir.resolve("data.txt"), "x");
         ReaperRun denied = ReaperRun.start(dir, reaperArgv(reaper, notExecutable.toString()));
         assertThat(denied.gate().await(seconds(10))).isEqualTo(126);
-        assertThat(denied.stderr()).isEqualTo("sbx-reaper: " + notExecutable + ": Permission denied\n");
+        assertThat(denied.stderr()).isEqualTo(notExecutable + ": permission denied\n");
+
+        Path directory = Files.createDirectories(dir.resolve("a-dir"));
+        ReaperRun isDir = ReaperRun.start(dir, reaperArgv(reaper, directory.toString()));
+        assertThat(isDir.gate().await(seconds(10))).isEqualTo(126);
+        assertThat(isDir.stderr()).isEqualTo(directory + ": is a directory\n");
+
+        ReaperRun underAFile = ReaperRun.start(dir, reaperArgv(reaper, notExecutable + "/x"));
+        assertThat(underAFile.gate().await(seconds(10))).isEqualTo(126);
+        assertThat(underAFile.stderr()).isEqualTo(notExecutable + "/x: not a directory\n");
+
+        Path badInterpreter = Files.writeString(dir.resolve("bad.sh"), "#!/nonexistent/interpreter\n");
+        Files.setPosixFilePermissions(badInterpreter, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        ReaperRun noInterpreter = ReaperRun.start(dir, reaperArgv(reaper, badInterpreter.toString()));
+        assertThat(noInterpreter.gate().await(seconds(10))).isEqualTo(127);
+        assertThat(noInterpreter.stderr()).isEqualTo(badInterpreter + ": cannot execute: required file not found\n");
     }
 
     @Test

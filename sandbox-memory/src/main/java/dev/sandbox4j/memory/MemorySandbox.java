@@ -15,6 +15,7 @@ import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
+import dev.sandbox4j.RawOutput;
 import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
@@ -257,17 +258,33 @@ public final class MemorySandbox implements Sandbox {
         return requested > 0 ? requested : spec.outputLimit();
     }
 
-    /** The result as a real backend would return it: output capped head+tail, with the time really taken. */
+    /**
+     * The result as a real backend would return it: the bytes the command produced (a scripted result's are the
+     * UTF-8 of its text), capped head+tail in characters as text and in bytes as raw output, with the time really
+     * taken.
+     */
     static ExecResult capped(ExecResult result, int limit, long startNanos) {
-        OutputBuffer out = new OutputBuffer(limit);
-        out.write(result.stdout().getBytes(StandardCharsets.UTF_8));
-        OutputBuffer err = new OutputBuffer(limit);
-        err.write(result.stderr().getBytes(StandardCharsets.UTF_8));
+        OutputBuffer out = produced(result.rawStdout(), limit);
+        OutputBuffer err = produced(result.rawStderr(), limit);
         Truncation outT = out.truncation();
         Truncation errT = err.truncation();
         return ExecResult.of(result.status(), result.exitCode(), out.text(), err.text())
                 .withDuration(Duration.ofNanos(System.nanoTime() - startNanos)).withTruncation(outT, errT)
-                .withDetail(result.detail());
+                .withRawOutput(out.raw(), err.raw()).withDetail(result.detail());
+    }
+
+    /** One stream as the command wrote it (a handler's already cut stream: its two ends, one after the other). */
+    private static OutputBuffer produced(RawOutput raw, int limit) {
+        OutputBuffer buffer = new OutputBuffer(limit);
+        buffer.write(raw.head());
+        buffer.write(raw.tail());
+        return buffer;
+    }
+
+    /** A builtin's result whose standard output is these bytes, exactly. */
+    private static ExecResult bytesOut(int exitCode, byte[] stdout, String stderr) {
+        return ExecResult.of(exitCode, new String(stdout, StandardCharsets.UTF_8), stderr)
+                .withRawOutput(RawOutput.of(stdout), RawOutput.of(stderr.getBytes(StandardCharsets.UTF_8)));
     }
 
     // ------------------------------------------------------------ shell
@@ -338,18 +355,18 @@ public final class MemorySandbox implements Sandbox {
             case "cat": {
                 if (args.isEmpty()) {
                     byte[] stdin = request.stdin();
-                    return ExecResult.of(0, stdin == null ? "" : new String(stdin, StandardCharsets.UTF_8), "");
+                    return bytesOut(0, stdin == null ? new byte[0] : stdin, "");
                 }
-                StringBuilder out = new StringBuilder();
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
                 StringBuilder err = new StringBuilder();
                 for (String arg : args) {
                     try {
-                        out.append(files.readText(resolve(cwd, arg)));
+                        out.writeBytes(files.readBytes(resolve(cwd, arg)));
                     } catch (SandboxException e) {
                         err.append("cat: ").append(arg).append(": ").append(describe(e)).append('\n');
                     }
                 }
-                return ExecResult.of(err.length() == 0 ? 0 : 1, out.toString(), err.toString());
+                return bytesOut(err.length() == 0 ? 0 : 1, out.toByteArray(), err.toString());
             }
             case "ls": {
                 List<String> targets = args.isEmpty() ? List.of(".") : args;
@@ -373,8 +390,36 @@ public final class MemorySandbox implements Sandbox {
                 return ExecResult.of(err.length() == 0 ? 0 : 2, out.toString(), err.toString());
             }
             default:
+                if (request.shellCommand() == null) {
+                    return cannotRun(program, cwd);
+                }
                 return ExecResult.of(127, "", "sh: 1: " + program + ": command not found\n");
         }
+    }
+
+    /**
+     * An argv program that is no builtin, said as the agent-backed backends say it: {@code X: command not found}
+     * (127) for a name, and for a path what is there: nothing (127), a directory or a file (126; a file that is
+     * not executable is "permission denied", and this sandbox runs no program even when it is).
+     */
+    private ExecResult cannotRun(String program, String cwd) {
+        if (!program.contains("/")) {
+            return ExecResult.of(127, "", program + ": command not found\n");
+        }
+        FileInfo info;
+        try {
+            info = files.stat(resolve(cwd, program));
+        } catch (SandboxException e) {
+            return ExecResult.of(127, "", program + ": no such file or directory\n");
+        }
+        if (info.isDirectory()) {
+            return ExecResult.of(126, "", program + ": is a directory\n");
+        }
+        if (info.mode() < 0 || (info.mode() & 0111) == 0) {
+            return ExecResult.of(126, "", program + ": permission denied\n");
+        }
+        return ExecResult.of(126, "", program + ": cannot execute: the in-memory sandbox runs no programs (script"
+                + " this command with onCommand)\n");
     }
 
     private static String describe(SandboxException e) {

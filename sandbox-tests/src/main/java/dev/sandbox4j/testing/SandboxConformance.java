@@ -10,5 +10,6 @@ package dev.sandbox4j.testing;
  * }</pre>
  */
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
-        LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract {
+        LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract,
+        RawOutputContract, LaunchErrorContract {
 }
