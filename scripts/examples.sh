@@ -46,6 +46,7 @@ for example in plain-java langchain4j spring-boot-ai; do
             extra=", its main skipped (no bwrap)"
         fi
     fi
-    echo "examples/$example: mvn verify passed, $tests tests$extra, in $(( $(date +%s) - t )) s"
+    [ "$tests" = 1 ] && noun=test || noun=tests
+    echo "examples/$example: mvn verify passed, $tests $noun$extra, in $(( $(date +%s) - t )) s"
 done
 echo "examples: all passed in $(( $(date +%s) - t0 )) s (from $root)"

@@ -133,7 +133,14 @@ public final class SandboxFactory {
     /** Opens a sandbox with this spec on the configured backend. */
     public Sandbox open(SandboxSpec spec) {
         Sandbox sandbox = backend.equals(AUTO) ? openAuto(spec) : open(provider(backend), spec);
-        Observed observed = new Observed(sandbox, sandbox.info().backend());
+        String name;
+        try {
+            name = sandbox.info().backend();
+        } catch (RuntimeException e) {
+            sandbox.close();   // not handed out, so nobody else would close it
+            throw e;
+        }
+        Observed observed = new Observed(sandbox, name);
         opened.add(observed);
         observer.opened(observed.backend);
         return observed;
