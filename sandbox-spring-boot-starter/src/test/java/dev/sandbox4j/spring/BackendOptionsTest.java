@@ -86,6 +86,17 @@ class BackendOptionsTest {
     }
 
     @Test
+    void dockerImage_isTheOneTheEngineIsAskedFor() {
+        Backends.requireOrSkip("docker");
+        runner.withPropertyValues("sandbox4j.backend=docker", "sandbox4j.docker.image=sandbox4j-test/absent:1")
+                .run(ctx -> {
+                    SandboxFactory.Status status = ctx.getBean(SandboxFactory.class).status();
+                    assertThat(status.available()).isFalse();
+                    assertThat(status.reason()).contains("has no image 'sandbox4j-test/absent:1'");
+                });
+    }
+
+    @Test
     void aBadOption_failsTheStart() {
         runner.withPropertyValues("sandbox4j.docker.user=0").run(ctx ->
                 assertThat(ctx).getFailure().hasStackTraceContaining("non-root"));
