@@ -1,7 +1,10 @@
 package dev.sandbox4j.spring;
 
 import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.spi.SandboxProvider;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,6 +15,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configuration of sandbox4j: a {@link SandboxFactory} from the {@code sandbox4j.*} properties, the
@@ -32,11 +36,27 @@ public class SandboxAutoConfiguration {
     public SandboxFactory sandboxFactory(SandboxProperties properties, ObjectProvider<SandboxMetrics> metrics) {
         SandboxMetrics m = metrics.getIfAvailable();
         SandboxFactory factory = new SandboxFactory(properties.getBackend(), properties.toSpec(),
-                m == null ? CommandObserver.NONE : m);
+                m == null ? CommandObserver.NONE : m, configuredProviders(properties));
         if (m != null) {
             m.bind(factory);
         }
         return factory;
+    }
+
+    /**
+     * The local and Docker providers with the options of {@code sandbox4j.local.*} and {@code sandbox4j.docker.*},
+     * for those of the two on the class path (each is referenced only when present).
+     */
+    static List<SandboxProvider> configuredProviders(SandboxProperties properties) {
+        ClassLoader loader = SandboxAutoConfiguration.class.getClassLoader();
+        List<SandboxProvider> out = new ArrayList<>();
+        if (ClassUtils.isPresent(LocalBackend.OPTIONS_CLASS, loader)) {
+            out.add(LocalBackend.provider(properties.getLocal()));
+        }
+        if (ClassUtils.isPresent(DockerBackend.OPTIONS_CLASS, loader)) {
+            out.add(DockerBackend.provider(properties.getDocker()));
+        }
+        return out;
     }
 
     /** The agent tools' sandboxes; all closed when the context closes. */

@@ -1,5 +1,6 @@
 package dev.sandbox4j.spring;
 
+import dev.sandbox4j.CodeContext;
 import dev.sandbox4j.CodeRequest;
 import dev.sandbox4j.CodeResult;
 import dev.sandbox4j.CodeRunner;
@@ -8,24 +9,32 @@ import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Feature;
-import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.ForwardingCodeContext;
+import dev.sandbox4j.ForwardingCodeRunner;
+import dev.sandbox4j.ForwardingExecHandle;
+import dev.sandbox4j.ForwardingSandbox;
+import dev.sandbox4j.ForwardingShell;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
-import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.spi.SandboxProvider;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -48,14 +57,24 @@ public final class SandboxFactory {
     private final String backend;
     private final SandboxSpec spec;
     private final CommandObserver observer;
+    private final Map<String, SandboxProvider> configured;
     private final Set<Sandbox> opened = ConcurrentHashMap.newKeySet();
 
     SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer) {
+        this(backend, spec, observer, List.of());
+    }
+
+    /**
+     * @param configured providers built with options from properties ({@code sandbox4j.local.*},
+     *                   {@code sandbox4j.docker.*}); each replaces the class path's provider of the same name
+     */
+    SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer, List<SandboxProvider> configured) {
         this.backend = backend == null || backend.isBlank() ? AUTO : backend.trim().toLowerCase(Locale.ROOT);
         this.spec = Objects.requireNonNull(spec, "spec");
         this.observer = Objects.requireNonNull(observer, "observer");
+        this.configured = configured.stream().collect(Collectors.toUnmodifiableMap(SandboxProvider::name, p -> p));
         if (!this.backend.equals(AUTO)) {
-            Sandboxes.provider(this.backend);   // not on the class path: fail the start, saying which are
+            provider(this.backend);   // not on the class path: fail the start, saying which are
         }
     }
 
@@ -74,7 +93,7 @@ public final class SandboxFactory {
      * available one with the highest priority (or, when none is, the highest-priority one with why it cannot).
      */
     public Status status() {
-        List<Status> all = Sandboxes.providers().stream().map(Status::of).collect(Collectors.toList());
+        List<Status> all = providers().stream().map(Status::of).collect(Collectors.toList());
         if (!backend.equals(AUTO)) {
             return all.stream().filter(p -> p.name().equals(backend)).findFirst()
                     .orElseThrow(() -> new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + backend
@@ -113,21 +132,56 @@ public final class SandboxFactory {
 
     /** Opens a sandbox with this spec on the configured backend. */
     public Sandbox open(SandboxSpec spec) {
-        Sandbox sandbox = backend.equals(AUTO) ? openAuto(spec) : Sandboxes.open(backend, spec);
-        Observed observed = new Observed(sandbox, sandbox.info().backend());
+        Sandbox sandbox = backend.equals(AUTO) ? openAuto(spec) : open(provider(backend), spec);
+        String name;
+        try {
+            name = sandbox.info().backend();
+        } catch (RuntimeException e) {
+            sandbox.close();   // not handed out, so nobody else would close it
+            throw e;
+        }
+        Observed observed = new Observed(sandbox, name);
         opened.add(observed);
         observer.opened(observed.backend);
         return observed;
     }
 
-    private static Sandbox openAuto(SandboxSpec spec) {
+    private Sandbox openAuto(SandboxSpec spec) {
         // Sandboxes.open(spec) would honour -Dsandbox4j.provider, which the property already decides here.
-        for (SandboxProvider p : Sandboxes.providers()) {
-            if (p.priority() >= 0 && p.unavailableReason().isEmpty()) {
-                return Sandboxes.open(p.name(), spec);
+        List<String> reasons = new ArrayList<>();
+        for (SandboxProvider p : providers()) {
+            if (p.priority() >= 0) {
+                Optional<String> reason = p.unavailableReason();
+                if (reason.isEmpty()) {
+                    return p.open(spec);
+                }
+                reasons.add(p.name() + ": " + reason.get());
             }
         }
-        return Sandboxes.open(spec);   // throws backend_unavailable with every provider's reason
+        throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, reasons.isEmpty()
+                ? "no sandbox backend on the class path; add sandbox-local or sandbox-docker"
+                : "no sandbox backend available here; " + String.join("; ", reasons));
+    }
+
+    private static Sandbox open(SandboxProvider p, SandboxSpec spec) {
+        Optional<String> reason = p.unavailableReason();
+        if (reason.isPresent()) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + p.name() + "' is not available: "
+                    + reason.get());
+        }
+        return p.open(spec);
+    }
+
+    /** The provider of this name: the one configured from properties, else the class path's. */
+    private SandboxProvider provider(String name) {
+        SandboxProvider p = configured.get(name);
+        return p != null ? p : Sandboxes.provider(name);
+    }
+
+    /** The class path's providers, those configured from properties in place of theirs, highest priority first. */
+    List<SandboxProvider> providers() {
+        return Sandboxes.providers().stream().map(p -> configured.getOrDefault(p.name(), p))
+                .sorted(Comparator.comparingInt(SandboxProvider::priority).reversed()).toList();
     }
 
     /** Sandboxes this factory opened that are still open. */
@@ -136,119 +190,45 @@ public final class SandboxFactory {
         return opened.size();
     }
 
-    /** A started command, reported once: when a wait returns its result or it is killed. */
-    private final class ObservedHandle implements ExecHandle {
-        private final ExecHandle delegate;
-        private final String backend;
-        private final long started;
-        private final AtomicBoolean reported = new AtomicBoolean();
-
-        ObservedHandle(ExecHandle delegate, String backend, long started) {
-            this.delegate = delegate;
-            this.backend = backend;
-            this.started = started;
+    /** Times a call and reports it with the status of its result; a call that throws is reported as {@code failed}. */
+    private <R> R timed(String backend, String kind, Supplier<R> call, Function<R, Enum<?>> status) {
+        long t0 = System.nanoTime();
+        R r;
+        try {
+            r = call.get();
+        } catch (RuntimeException e) {
+            observer.commandFinished(backend, kind, "failed", Duration.ofNanos(System.nanoTime() - t0));
+            throw e;
         }
-
-        private ExecResult report(ExecResult r) {
-            if (reported.compareAndSet(false, true)) {
-                observer.commandFinished(backend, "shell", r.status().name().toLowerCase(Locale.ROOT),
-                        Duration.ofNanos(System.nanoTime() - started));
-            }
-            return r;
-        }
-
-        @Override
-        public String command() {
-            return delegate.command();
-        }
-
-        @Override
-        public void writeStdin(byte[] bytes) {
-            delegate.writeStdin(bytes);
-        }
-
-        @Override
-        public void closeStdin() {
-            delegate.closeStdin();
-        }
-
-        @Override
-        public Optional<ExecResult> await(Duration timeout) {
-            return delegate.await(timeout).map(this::report);
-        }
-
-        @Override
-        public boolean isAlive() {
-            return delegate.isAlive();
-        }
-
-        @Override
-        public ExecResult kill() {
-            return report(delegate.kill());
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
+        observer.commandFinished(backend, kind, status.apply(r).name().toLowerCase(Locale.ROOT),
+                Duration.ofNanos(System.nanoTime() - t0));
+        return r;
     }
 
-    /** A sandbox whose commands are reported to the observer. */
-    private final class Observed implements Sandbox {
-        private final Sandbox delegate;
+    private CodeResult timedCode(String backend, Supplier<CodeResult> call) {
+        return timed(backend, "code", call, CodeResult::status);
+    }
+
+    /**
+     * A sandbox whose commands, code runs and code-context runs are reported to the observer. Built on the
+     * {@code Forwarding*} bases so that everything it does not time (files, info, contexts' lookups) reaches the
+     * backend as is: a hand-written decorator lost {@code createContext} here once (issue 26).
+     */
+    private final class Observed extends ForwardingSandbox {
+        private final Sandbox sandbox;
         private final String backend;
         private final AtomicBoolean closed = new AtomicBoolean();
-        private final Shell shell;
-        private final CodeRunner code;
+        private final Shell shell = new ObservedShell();
+        private final CodeRunner code = new ObservedCode();
 
-        Observed(Sandbox delegate, String backend) {
-            this.delegate = delegate;
+        Observed(Sandbox sandbox, String backend) {
+            this.sandbox = sandbox;
             this.backend = backend;
-            this.shell = new Shell() {
-                @Override
-                public ExecResult run(ExecRequest request) {
-                    long t0 = System.nanoTime();
-                    try {
-                        ExecResult r = delegate.shell().run(request);
-                        observer.commandFinished(backend, "shell", r.status().name().toLowerCase(Locale.ROOT),
-                                Duration.ofNanos(System.nanoTime() - t0));
-                        return r;
-                    } catch (RuntimeException e) {
-                        observer.commandFinished(backend, "shell", "failed", Duration.ofNanos(System.nanoTime() - t0));
-                        throw e;
-                    }
-                }
-
-                @Override
-                public ExecHandle start(ExecRequest request, OutputListener listener) {
-                    return new ObservedHandle(delegate.shell().start(request, listener), backend, System.nanoTime());
-                }
-            };
-            this.code = new CodeRunner() {
-                @Override
-                public Set<Language> languages() {
-                    return delegate.code().languages();
-                }
-
-                @Override
-                public CodeResult run(CodeRequest request) {
-                    long t0 = System.nanoTime();
-                    try {
-                        CodeResult r = delegate.code().run(request);
-                        observer.commandFinished(backend, "code", r.status().name().toLowerCase(Locale.ROOT),
-                                Duration.ofNanos(System.nanoTime() - t0));
-                        return r;
-                    } catch (RuntimeException e) {
-                        observer.commandFinished(backend, "code", "failed", Duration.ofNanos(System.nanoTime() - t0));
-                        throw e;
-                    }
-                }
-            };
         }
 
         @Override
-        public String id() {
-            return delegate.id();
+        protected Sandbox delegate() {
+            return sandbox;
         }
 
         @Override
@@ -262,33 +242,155 @@ public final class SandboxFactory {
         }
 
         @Override
-        public FileSystem files() {
-            return delegate.files();
-        }
-
-        @Override
-        public SandboxInfo info() {
-            return delegate.info();
-        }
-
-        @Override
         public boolean isOpen() {
-            return !closed.get() && delegate.isOpen();
+            return !closed.get() && sandbox.isOpen();
         }
 
         @Override
         public void close() {
             closed.set(true);
             try {
-                delegate.close();
+                sandbox.close();
             } finally {
                 opened.remove(this);
             }
         }
 
+        /** Every way to run a command is timed: the forwarding base would send the overloads past us. */
+        private final class ObservedShell extends ForwardingShell {
+            @Override
+            protected Shell delegate() {
+                return sandbox.shell();
+            }
+
+            @Override
+            public ExecResult run(String command) {
+                return timed(backend, "shell", () -> delegate().run(command), ExecResult::status);
+            }
+
+            @Override
+            public ExecResult run(ExecRequest request) {
+                return timed(backend, "shell", () -> delegate().run(request), ExecResult::status);
+            }
+
+            @Override
+            public ExecHandle start(ExecRequest request, OutputListener listener) {
+                return new ObservedHandle(delegate().start(request, listener), backend, System.nanoTime());
+            }
+
+            @Override
+            public ExecHandle start(ExecRequest request) {
+                return new ObservedHandle(delegate().start(request), backend, System.nanoTime());
+            }
+        }
+
+        /** Code runs are timed; contexts are the backend's, wrapped so that their runs are timed too. */
+        private final class ObservedCode extends ForwardingCodeRunner {
+            @Override
+            protected CodeRunner delegate() {
+                return sandbox.code();
+            }
+
+            @Override
+            public CodeResult run(Language language, String source) {
+                return timedCode(backend, () -> delegate().run(language, source));
+            }
+
+            @Override
+            public CodeResult run(String language, String source) {
+                return timedCode(backend, () -> delegate().run(language, source));
+            }
+
+            @Override
+            public CodeResult run(CodeRequest request) {
+                return timedCode(backend, () -> delegate().run(request));
+            }
+
+            @Override
+            public CodeContext createContext(Language language) {
+                return new ObservedContext(delegate().createContext(language));
+            }
+
+            @Override
+            public CodeContext createContext(String language) {
+                return new ObservedContext(delegate().createContext(language));
+            }
+
+            @Override
+            public List<CodeContext> contexts() {
+                return delegate().contexts().stream().map(c -> (CodeContext) new ObservedContext(c)).toList();
+            }
+
+            @Override
+            public Optional<CodeContext> context(String id) {
+                return delegate().context(id).map(ObservedContext::new);
+            }
+        }
+
+        /** A code context whose runs are timed as {@code code}. */
+        private final class ObservedContext extends ForwardingCodeContext {
+            private final CodeContext context;
+
+            ObservedContext(CodeContext context) {
+                this.context = context;
+            }
+
+            @Override
+            protected CodeContext delegate() {
+                return context;
+            }
+
+            @Override
+            public CodeResult run(String source) {
+                return timedCode(backend, () -> context.run(source));
+            }
+
+            @Override
+            public CodeResult run(String source, Duration timeout) {
+                return timedCode(backend, () -> context.run(source, timeout));
+            }
+
+            @Override
+            public CodeResult run(CodeRequest request) {
+                return timedCode(backend, () -> context.run(request));
+            }
+        }
+    }
+
+    /** A started command, reported once: when a wait returns its result or it is killed. */
+    private final class ObservedHandle extends ForwardingExecHandle {
+        private final ExecHandle handle;
+        private final String backend;
+        private final long started;
+        private final AtomicBoolean reported = new AtomicBoolean();
+
+        ObservedHandle(ExecHandle handle, String backend, long started) {
+            this.handle = handle;
+            this.backend = backend;
+            this.started = started;
+        }
+
         @Override
-        public String toString() {
-            return delegate.toString();
+        protected ExecHandle delegate() {
+            return handle;
+        }
+
+        private ExecResult report(ExecResult r) {
+            if (reported.compareAndSet(false, true)) {
+                observer.commandFinished(backend, "shell", r.status().name().toLowerCase(Locale.ROOT),
+                        Duration.ofNanos(System.nanoTime() - started));
+            }
+            return r;
+        }
+
+        @Override
+        public Optional<ExecResult> await(Duration timeout) {
+            return handle.await(timeout).map(this::report);
+        }
+
+        @Override
+        public ExecResult kill() {
+            return report(handle.kill());
         }
     }
 }

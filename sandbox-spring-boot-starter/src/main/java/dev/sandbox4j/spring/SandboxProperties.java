@@ -4,12 +4,14 @@ import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.tools.ToolConfig;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.io.Resource;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -17,7 +19,7 @@ import org.springframework.util.unit.DataSize;
  * per-conversation sandboxes live.
  *
  * <pre>
- * sandbox4j.backend=local                 # auto (default), local, docker, memory (needs sandbox-tests)
+ * sandbox4j.backend=local                 # auto (default), local, docker, memory (needs sandbox-memory)
  * sandbox4j.command-timeout=30s
  * sandbox4j.limits.memory=512MB
  * sandbox4j.limits.max-processes=128
@@ -27,6 +29,8 @@ import org.springframework.util.unit.DataSize;
  * sandbox4j.tools.disabled=run_code       # tool or capability names
  * sandbox4j.session.idle-timeout=10m
  * sandbox4j.session.max-sandboxes=16
+ * sandbox4j.local.temp-dir=/var/lib/sandbox4j   # LocalOptions of sandbox-local
+ * sandbox4j.docker.image=registry.example.com/agent-runtime:1   # DockerOptions of sandbox-docker
  * </pre>
  */
 @ConfigurationProperties("sandbox4j")
@@ -61,6 +65,10 @@ public class SandboxProperties {
     private final Tools tools = new Tools();
 
     private final Session session = new Session();
+
+    private final Local local = new Local();
+
+    private final Docker docker = new Docker();
 
     /** Resource limits; 0 means none. A limit the host cannot hold makes open fail unless best-effort is set. */
     public static class Limits {
@@ -248,6 +256,154 @@ public class SandboxProperties {
         }
     }
 
+    /**
+     * Host-side settings of the local (bubblewrap) backend: {@code LocalOptions} of sandbox-local, applied when the
+     * starter opens it. Unset ones keep the library's defaults.
+     */
+    public static class Local {
+        /** The bwrap executable to use instead of the one on PATH. */
+        private String bwrap;
+        /**
+         * Where workspaces and control directories are created; default java.io.tmpdir. A local POSIX file system,
+         * traversable by other users (as /tmp is) when the JVM runs as root, since jails run as unprivileged uids.
+         */
+        private Path tempDir;
+        /** The first host uid given to jails when the JVM runs as root (default 200000). */
+        private Integer uidBase;
+        /** On cgroup v2, the (delegated) group under which sandboxes' groups are made. */
+        private Path cgroupParent;
+
+        public String getBwrap() {
+            return bwrap;
+        }
+
+        public void setBwrap(String bwrap) {
+            this.bwrap = bwrap;
+        }
+
+        public Path getTempDir() {
+            return tempDir;
+        }
+
+        public void setTempDir(Path tempDir) {
+            this.tempDir = tempDir;
+        }
+
+        public Integer getUidBase() {
+            return uidBase;
+        }
+
+        public void setUidBase(Integer uidBase) {
+            this.uidBase = uidBase;
+        }
+
+        public Path getCgroupParent() {
+            return cgroupParent;
+        }
+
+        public void setCgroupParent(Path cgroupParent) {
+            this.cgroupParent = cgroupParent;
+        }
+    }
+
+    /**
+     * How the Docker backend reaches the engine and builds containers: {@code DockerOptions} of sandbox-docker,
+     * applied when the starter opens it (sandbox-docker must be on the class path). Unset ones keep the library's
+     * defaults.
+     */
+    public static class Docker {
+        /** The image (default env SANDBOX4J_DOCKER_IMAGE, else sandbox4j/runtime:bookworm). */
+        private String image;
+        /** The numeric non-root uid:gid commands run as (default 10001:10001). */
+        private String user;
+        /** The engine address (unix:// or tcp://); default env DOCKER_HOST, else the local socket. */
+        private String dockerHost;
+        /** An Engine API version to pin; default unversioned requests. */
+        private String apiVersion;
+        /** Labels added to every container and volume (keys under dev.sandbox4j are reserved). */
+        private Map<String, String> labels = new LinkedHashMap<>();
+        /** Connect timeout of engine calls (default 5s). */
+        private Duration connectTimeout;
+        /** Timeout of control calls (default 60s). */
+        private Duration requestTimeout;
+        /** Timeout of the availability ping (default 3s). */
+        private Duration pingTimeout;
+        /** A seccomp profile (Docker's JSON format) replacing sandbox4j's own, such as file:/etc/sandbox4j/seccomp.json. */
+        private Resource seccompProfile;
+
+        public String getImage() {
+            return image;
+        }
+
+        public void setImage(String image) {
+            this.image = image;
+        }
+
+        public String getUser() {
+            return user;
+        }
+
+        public void setUser(String user) {
+            this.user = user;
+        }
+
+        public String getDockerHost() {
+            return dockerHost;
+        }
+
+        public void setDockerHost(String dockerHost) {
+            this.dockerHost = dockerHost;
+        }
+
+        public String getApiVersion() {
+            return apiVersion;
+        }
+
+        public void setApiVersion(String apiVersion) {
+            this.apiVersion = apiVersion;
+        }
+
+        public Map<String, String> getLabels() {
+            return labels;
+        }
+
+        public void setLabels(Map<String, String> labels) {
+            this.labels = labels;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public Duration getRequestTimeout() {
+            return requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
+
+        public Duration getPingTimeout() {
+            return pingTimeout;
+        }
+
+        public void setPingTimeout(Duration pingTimeout) {
+            this.pingTimeout = pingTimeout;
+        }
+
+        public Resource getSeccompProfile() {
+            return seccompProfile;
+        }
+
+        public void setSeccompProfile(Resource seccompProfile) {
+            this.seccompProfile = seccompProfile;
+        }
+    }
+
     /** See {@link Session#getFallback()}. */
     public enum Fallback {
         /** The call fails, saying how to pass a conversation id. */
@@ -360,5 +516,13 @@ public class SandboxProperties {
 
     public Session getSession() {
         return session;
+    }
+
+    public Local getLocal() {
+        return local;
+    }
+
+    public Docker getDocker() {
+        return docker;
     }
 }

@@ -25,7 +25,7 @@ import org.springframework.util.ClassUtils;
  *
  * <pre>{@code
  * chatClient.prompt(question)
- *     .toolCallbacks(sandboxTools)                                        // this bean
+ *     .tools(sandboxTools)                                                // this bean
  *     .toolContext(Map.of(ChatMemory.CONVERSATION_ID, conversationId))   // one sandbox per conversation
  *     .call().content();
  * }</pre>

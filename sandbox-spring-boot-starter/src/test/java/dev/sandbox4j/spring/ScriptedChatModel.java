@@ -12,16 +12,14 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.model.tool.DefaultToolExecutionEligibilityPredicate;
 import org.springframework.ai.model.tool.ToolCallingChatOptions;
-import org.springframework.ai.model.tool.ToolCallingManager;
-import org.springframework.ai.model.tool.ToolExecutionResult;
+import org.springframework.ai.tool.ToolCallback;
 import org.springframework.ai.tool.definition.ToolDefinition;
 
 /**
  * A chat model that answers from a script instead of a network: each step sees the conversation so far (the tool
- * responses included) and returns either tool calls or the final answer. Tool calls are executed the way Spring AI's
- * real models execute them (a {@link ToolCallingManager}, then the model is called again with the history), so the
+ * responses included) and returns either tool calls or the final answer. As with a real model on Spring AI 2, the
+ * {@code ChatClient}'s tool-calling advisor runs the tool calls and calls the model again with the history, so the
  * tool callbacks, their tool context and their results travel exactly as with a real model.
  */
 final class ScriptedChatModel implements ChatModel {
@@ -30,8 +28,6 @@ final class ScriptedChatModel implements ChatModel {
     }
 
     private final List<Step> steps;
-    private final ToolCallingManager tools = ToolCallingManager.builder().build();
-    private final DefaultToolExecutionEligibilityPredicate eligible = new DefaultToolExecutionEligibilityPredicate();
     private int next;
     final List<List<ToolDefinition>> toolsSeen = new CopyOnWriteArrayList<>();
     final List<List<Message>> prompts = new CopyOnWriteArrayList<>();
@@ -65,22 +61,16 @@ final class ScriptedChatModel implements ChatModel {
         if (!(prompt.getOptions() instanceof ToolCallingChatOptions options)) {
             throw new AssertionError("a ChatClient with tools passes ToolCallingChatOptions, not " + prompt.getOptions());
         }
-        toolsSeen.add(tools.resolveToolDefinitions(options));
+        toolsSeen.add(options.getToolCallbacks().stream().map(ToolCallback::getToolDefinition).toList());
         prompts.add(List.copyOf(prompt.getInstructions()));
         if (next >= steps.size()) {
             throw new AssertionError("the script has no step " + (next + 1));
         }
-        AssistantMessage out = steps.get(next++).apply(prompt.getInstructions());
-        ChatResponse response = new ChatResponse(List.of(new Generation(out)));
-        if (eligible.test(prompt.getOptions(), response)) {
-            ToolExecutionResult result = tools.executeToolCalls(prompt, response);
-            return call(new Prompt(result.conversationHistory(), prompt.getOptions()));
-        }
-        return response;
+        return new ChatResponse(List.of(new Generation(steps.get(next++).apply(prompt.getInstructions()))));
     }
 
     @Override
-    public ChatOptions getDefaultOptions() {
+    public ChatOptions getOptions() {
         return ToolCallingChatOptions.builder().build();
     }
 }

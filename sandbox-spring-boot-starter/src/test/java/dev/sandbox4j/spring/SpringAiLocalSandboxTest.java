@@ -51,7 +51,32 @@ class SpringAiLocalSandboxTest {
                     answer(m -> "c2 saw: " + lastToolResponse(m)),
                     // c1 again: its sandbox and file are still there; a command that runs out of time
                     toolCall("bash", "{\"command\":\"cat hello.py; sleep 30\",\"timeout\":1}"),
-                    answer(m -> "slow: " + lastToolResponse(m))));
+                    answer(m -> "slow: " + lastToolResponse(m)),
+                    // c3: a code context (issue 26: the starter's decorator used to refuse them), two cells
+                    toolCall("create_code_context", "{\"language\":\"python\"}"),
+                    m -> toolCall("run_code", "{\"context_id\":\"" + contextId(m)
+                            + "\",\"code\":\"import math\\nanswer = math.factorial(5)\"}").apply(m),
+                    m -> toolCall("run_code", "{\"context_id\":\"" + contextId(m)
+                            + "\",\"code\":\"answer + 1\"}").apply(m),
+                    answer(m -> "cell: " + lastToolResponse(m))));
+        }
+
+        /** The context id the conversation's create_code_context returned. */
+        static String contextId(List<org.springframework.ai.chat.messages.Message> messages) {
+            for (org.springframework.ai.chat.messages.Message m : messages) {
+                if (m instanceof org.springframework.ai.chat.messages.ToolResponseMessage t) {
+                    for (var r : t.getResponses()) {
+                        if (r.name().equals("create_code_context")) {
+                            try {
+                                return JSON.readTree(r.responseData()).get("context_id").asText();
+                            } catch (Exception e) {
+                                throw new AssertionError(r.responseData(), e);
+                            }
+                        }
+                    }
+                }
+            }
+            throw new AssertionError("no create_code_context response in " + messages);
         }
     }
 
@@ -62,7 +87,7 @@ class SpringAiLocalSandboxTest {
     }
 
     static String ask(ChatClient client, SandboxToolCallbacks tools, String conversation, String question) {
-        return client.prompt().user(question).toolCallbacks(tools)
+        return client.prompt().user(question).tools(tools)
                 .toolContext(Map.of(ChatMemory.CONVERSATION_ID, conversation)).call().content();
     }
 
@@ -136,6 +161,13 @@ class SpringAiLocalSandboxTest {
 
             assertThat(sessions.close("conversation:c2")).isTrue();
             assertThat(factory.openSandboxes()).isEqualTo(1);
+
+            // code contexts work through the starter's sandboxes and the Spring AI tools (issue 26)
+            JsonNode cell = json(ask(client, tools, "c3", "compute in a notebook"), "cell: ");
+            assertThat(cell.get("success").asBoolean()).as(cell.toString()).isTrue();
+            assertThat(cell.get("text").asText()).isEqualTo("121");
+            assertThat(registry.get("sandbox4j.commands").tags("backend", "local", "kind", "code", "status",
+                    "completed").timer().count()).isEqualTo(2);
         } finally {
             ctx.close();
         }
