@@ -30,7 +30,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
 import java.util.stream.Collectors;
 
 /**
@@ -49,41 +48,14 @@ public final class AgentShell implements Shell, CodeRunner {
         return t;
     });
 
-    /** What only the backend knows. */
-    public interface Hooks {
+    /** What only the sandbox knows: whether it is open, and its host's process control. */
+    public interface Hooks extends SandboxHost.ProcessControl {
         /** Throws {@link ErrorKind#CLOSED} when the sandbox is closed (noticing a dead jail or container). */
         void checkOpen();
 
         boolean closed();
 
         SandboxInfo info();
-
-        /** Called between SPAWNED and GO with the agent's pid of the command; null, or why it must not run. */
-        default String place(int agentPid, int id) {
-            return null;
-        }
-
-        /** Whether the command has a group of its own that {@link #signalGroup} reaches. */
-        default boolean hasGroup(int id) {
-            return false;
-        }
-
-        default void signalGroup(int id, boolean kill) {
-        }
-
-        /** Drops the groups of commands that ended. */
-        default void pruneGroups(IntPredicate live) {
-        }
-
-        /** The sandbox's OOM-kill count, or -1 when unknown. */
-        default long oomKills() {
-            return -1;
-        }
-
-        /** How many forks the process limit refused so far, or -1 when unknown. */
-        default long pidsDenied() {
-            return -1;
-        }
 
         /** Why a command that ended with 137 was killed from outside (say, its container stopped), or null. */
         default String killedFromOutside() {

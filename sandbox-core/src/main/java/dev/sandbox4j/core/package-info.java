@@ -15,9 +15,12 @@
  * {@code OutputBuffer} is written by one reader thread and read by any. sandbox-memory shades the helpers it uses
  * (relocated under {@code dev.sandbox4j.memory.internal}), so they never reach a user's test class path as this module.
  *
- * <p>Flow: a backend opens its jail or container with the agent in it, builds an AgentChannel on its streams and an
- * AgentShell with {@link dev.sandbox4j.core.AgentShell.Hooks} for what only it knows (cgroups, OOM counts, whether it
- * is open). Threads: one reader thread per channel delivers every command's output and exit; callers block on
- * futures; one shared daemon timer ends background commands at their timeout.
+ * <p>Flow: a backend is a {@link dev.sandbox4j.core.SandboxHost} (the jail or container with the agent in it, its two
+ * streams, what only it knows: limits as they hold, cgroups, why it died, its errors) and opens
+ * {@link dev.sandbox4j.core.AgentSandbox}, the one Sandbox over it, which builds the AgentChannel, the
+ * {@link dev.sandbox4j.core.AgentRunner} for the backend's own commands, the AgentShell, watches and egress, and owns
+ * the close order (docs/architecture.md). Threads: one reader thread per channel delivers every command's output and
+ * exit; callers block on futures; one shared daemon timer ends background commands at their timeout; closes nobody
+ * waits for run on idle-ending daemon threads.
  */
 package dev.sandbox4j.core;

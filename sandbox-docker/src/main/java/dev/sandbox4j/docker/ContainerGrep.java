@@ -56,9 +56,9 @@ final class ContainerGrep {
     /** Directory levels the walk goes down (as the other backends' walks). */
     private static final int MAX_DEPTH = 256;
 
-    private final DockerSandbox sandbox;
+    private final ContainerHost sandbox;
 
-    ContainerGrep(DockerSandbox sandbox) {
+    ContainerGrep(ContainerHost sandbox) {
         this.sandbox = sandbox;
     }
 
@@ -212,8 +212,8 @@ final class ContainerGrep {
             }
             byte[] stdin = names.toByteArray();
             List<String> cmd = List.of("/bin/sh", "-c", WorkspaceScripts.PRELUDE + TAR, "sandbox4j", dir);
-            done = CompletableFuture.supplyAsync(() -> sandbox.internal(cmd, DockerSandbox.bytes(stdin), pipe.out,
-                    timeout), DockerSandbox.HELPERS);
+            done = CompletableFuture.supplyAsync(() -> sandbox.internal(cmd, ContainerHost.bytes(stdin), pipe.out,
+                    timeout), ContainerHost.HELPERS);
             done.whenComplete((r, t) -> pipe.finish());
             // names compared as bytes (Latin-1 maps each byte to one char): a name that is not UTF-8 still matches
             tar = new TarArchiveInputStream(pipe.in, "ISO-8859-1");

@@ -49,9 +49,9 @@ final class DockerFiles extends WorkspaceBase {
 
     /** Content of unknown length up to this size is kept in memory instead of a host temp file. */
     static final int IN_MEMORY_WRITE = 4 << 20;
-    private final DockerSandbox sandbox;
+    private final ContainerHost sandbox;
 
-    DockerFiles(DockerSandbox sandbox) {
+    DockerFiles(ContainerHost sandbox) {
         this.sandbox = sandbox;
     }
 
@@ -174,7 +174,7 @@ final class DockerFiles extends WorkspaceBase {
     @Override
     public void write(String path, byte[] content) {
         byte[] data = content.clone();
-        put(path, data.length, () -> DockerSandbox.bytes(data), false);
+        put(path, data.length, () -> ContainerHost.bytes(data), false);
     }
 
     @Override
@@ -204,7 +204,7 @@ final class DockerFiles extends WorkspaceBase {
                     + e.getMessage(), e);
         }
         if (head.length <= IN_MEMORY_WRITE) {
-            put(path, head.length, () -> DockerSandbox.bytes(head), false);
+            put(path, head.length, () -> ContainerHost.bytes(head), false);
             return;
         }
         streamed(rel, new java.io.SequenceInputStream(new ByteArrayInputStream(head), content));
@@ -301,7 +301,7 @@ final class DockerFiles extends WorkspaceBase {
     @Override
     public void append(String path, byte[] content) {
         byte[] data = content.clone();
-        put(path, data.length, () -> DockerSandbox.bytes(data), true);
+        put(path, data.length, () -> ContainerHost.bytes(data), true);
     }
 
     private void put(String path, long size, Engine.InputStreamSupplier content, boolean append) {

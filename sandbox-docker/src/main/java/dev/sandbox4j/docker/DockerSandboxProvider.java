@@ -64,6 +64,6 @@ public final class DockerSandboxProvider implements SandboxProvider {
 
     @Override
     public Sandbox open(SandboxSpec spec) {
-        return DockerSandbox.open(options, Objects.requireNonNull(spec, "spec"));
+        return ContainerHost.open(options, Objects.requireNonNull(spec, "spec"));
     }
 }

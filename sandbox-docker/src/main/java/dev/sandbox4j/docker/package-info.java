@@ -1,9 +1,11 @@
 /**
  * The {@code docker} backend: one hardened container per sandbox through the Engine API (docker-java, never in a
  * public signature), public through {@link dev.sandbox4j.docker.DockerSandboxProvider} and
- * {@link dev.sandbox4j.docker.DockerOptions} only. The native agent is the container's PID 1; commands flow through
- * sandbox-core's shell over the container's attach stream (one connection per sandbox, so a remote engine works);
- * files go through the archive endpoints and small scripts the agent runs. Errors from the engine are translated in
+ * {@link dev.sandbox4j.docker.DockerOptions} only. The sandbox is sandbox-core's {@code AgentSandbox}; this package
+ * is its {@code SandboxHost}, {@code ContainerHost}: the container with the native agent as PID 1, driven over the
+ * container's attach stream (one connection per sandbox, so a remote engine works). Files go through small scripts
+ * the agent runs ({@code DockerFiles}), large writes through the archive endpoint, grep through {@code tar} in the
+ * container ({@code ContainerGrep}). Errors from the engine are translated in
  * {@code DockerErrors}. Threads: docker-java's attach threads feed the agent channel's reader.
  */
 package dev.sandbox4j.docker;

@@ -501,7 +501,7 @@ class DockerAttackTest {
     void lifecycle_containerRemovedBehindOurBackIsBackendUnavailable() {
         Sandbox b = openSandbox(SandboxSpec.defaults());
         try (Engine e = Engine.connect(engineOptions(), Duration.ofSeconds(10))) {
-            e.removeContainerQuietly(((DockerSandbox) b).containerId);
+            e.removeContainerQuietly((ContainerHost.of(b)).containerId);
             SandboxException ex = error(() -> b.shell().run("true"));
             assertThat(ex.kind()).isEqualTo(ErrorKind.BACKEND_UNAVAILABLE);
         } finally {

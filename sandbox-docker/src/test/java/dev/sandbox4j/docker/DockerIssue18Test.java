@@ -320,7 +320,7 @@ class DockerIssue18Test {
     @Test
     void theReadOpenNeverBlocksOnWhatASwapPutsThereAfterTheChecks() {
         try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
+            ContainerHost d = ContainerHost.of(s);
             assertThat(s.shell().run("mkfifo rw.fifo ro.fifo && chmod 400 ro.fifo && echo xy > ro.txt && chmod 400 ro.txt"
                     + " && python3 -c \"import socket; socket.socket(socket.AF_UNIX).bind('s.sock')\"").exitCode()).isZero();
             String script = WorkspaceScripts.PRELUDE + WorkspaceScripts.OPEN + "P=/workspace/$1; sbx_open 3; echo \"$S\"";

@@ -39,8 +39,8 @@ class DockerLeftoversTest {
                 .withTimeouts(Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(2));
         try (Proxy proxy = new Proxy(sock)) {
             Sandbox s = new DockerSandboxProvider(viaProxy).open(SandboxSpec.defaults());
-            String container = ((DockerSandbox) s).containerId;
-            String volume = ((DockerSandbox) s).workspaceVolume;
+            String container = (ContainerHost.of(s)).containerId;
+            String volume = (ContainerHost.of(s)).workspaceVolume;
             assertThat(s.shell().run("echo hi").stdout()).isEqualTo("hi\n");
             proxy.off();
             s.close();

@@ -31,8 +31,8 @@ class DockerTimeoutTest {
     @Test
     void run_timeoutReturnsInBoundWhileTheEngineCannotKill_andTheKillFinishesLater() throws Exception {
         try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
-            Paused p = underPause(d, "sleep 31", () -> s.shell().run(ExecRequest.shell("sleep 31").withTimeout(TIMEOUT)));
+            ContainerHost d = ContainerHost.of(s);
+            Paused p = underPause(s, "sleep 31", () -> s.shell().run(ExecRequest.shell("sleep 31").withTimeout(TIMEOUT)));
             try {
                 assertThat(p.result.status()).isEqualTo(ExecStatus.TIMEOUT);
                 assertThat(p.tookNanos).as("time to return (ns)").isLessThan(TIMEOUT.plus(BOUND).toNanos());
@@ -55,7 +55,7 @@ class DockerTimeoutTest {
         // the kill must look again until the process is found and its stream ends.
         Duration tiny = Duration.ofMillis(1);
         try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
+            ContainerHost d = ContainerHost.of(s);
             for (int i = 0; i < 5; i++) {
                 long t0 = System.nanoTime();
                 ExecResult r = s.shell().run(ExecRequest.shell("sleep 35").withTimeout(tiny));
@@ -71,9 +71,9 @@ class DockerTimeoutTest {
     @Test
     void background_timeoutReturnsInBoundWhileTheEngineCannotKill_andTheKillFinishesLater() throws Exception {
         try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
+            ContainerHost d = ContainerHost.of(s);
             java.util.concurrent.atomic.AtomicLong started = new java.util.concurrent.atomic.AtomicLong();
-            Paused p = underPause(d, "sleep 33", () -> {
+            Paused p = underPause(s, "sleep 33", () -> {
                 ExecHandle h = s.shell().start(ExecRequest.shell("sleep 33").withTimeout(TIMEOUT), null);
                 // The timeout counts from inside start(), after its working-directory check exec.
                 started.set(System.nanoTime());
@@ -97,9 +97,9 @@ class DockerTimeoutTest {
     @Test
     void close_removesAPausedSandbox() throws Exception {
         Sandbox s = DockerTestSupport.open();
-        DockerSandbox d = (DockerSandbox) s;
+        ContainerHost d = ContainerHost.of(s);
         try {
-            Paused p = underPause(d, "sleep 34", () -> s.shell().run(ExecRequest.shell("sleep 34").withTimeout(TIMEOUT)));
+            Paused p = underPause(s, "sleep 34", () -> s.shell().run(ExecRequest.shell("sleep 34").withTimeout(TIMEOUT)));
             assertThat(p.result.detail()).contains("still in progress");
         } finally {
             s.close(); // removes the paused container
@@ -112,7 +112,7 @@ class DockerTimeoutTest {
         int n = 32;
         Duration timeout = Duration.ofSeconds(1);
         try (Sandbox s = DockerTestSupport.open()) {
-            DockerSandbox d = (DockerSandbox) s;
+            ContainerHost d = ContainerHost.of(s);
             java.util.concurrent.atomic.AtomicLong maxNanos = new java.util.concurrent.atomic.AtomicLong();
             java.util.concurrent.atomic.AtomicInteger unconfirmed = new java.util.concurrent.atomic.AtomicInteger();
             ExecutorService pool = Executors.newFixedThreadPool(n);
@@ -171,7 +171,8 @@ class DockerTimeoutTest {
      * as the process shows up on the host, so that the kill at the deadline cannot run. Tries again in a fresh
      * attempt when the process showed up only after its deadline (a very busy engine), so the pause always comes first.
      */
-    private static Paused underPause(DockerSandbox d, String process, Call call) throws Exception {
+    private static Paused underPause(Sandbox s, String process, Call call) throws Exception {
+        ContainerHost d = ContainerHost.of(s);
         for (int attempt = 1; ; attempt++) {
             ExecutorService one = Executors.newSingleThreadExecutor();
             try {
@@ -199,14 +200,14 @@ class DockerTimeoutTest {
                 }
                 unpause(d);
                 assertThat(attempt).as("the container could be paused before the deadline in 3 attempts").isLessThan(3);
-                assertNoneLeft(d, "^" + process);
+                assertNoneLeft(s, "^" + process);
             } finally {
                 one.shutdownNow();
             }
         }
     }
 
-    private static String top(DockerSandbox d) {
+    private static String top(ContainerHost d) {
         StringBuilder b = new StringBuilder();
         String[][] ps = d.engine.control.topContainerCmd(d.containerId).exec().getProcesses();
         if (ps != null) {
@@ -217,7 +218,7 @@ class DockerTimeoutTest {
         return b.toString();
     }
 
-    private static void unpause(DockerSandbox d) {
+    private static void unpause(ContainerHost d) {
         try {
             d.engine.control.unpauseContainerCmd(d.containerId).exec();
         } catch (RuntimeException notPaused) {

@@ -89,7 +89,7 @@ final class AgentFiles {
             throw new Missing(e);
         }
         Files.createDirectories(tempDir);
-        Path d = Files.createTempDirectory(tempDir, LocalSandbox.PREFIX + LocalSandbox.OWNER + "bin-",
+        Path d = Files.createTempDirectory(tempDir, BwrapHost.PREFIX + BwrapHost.OWNER + "bin-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         MADE.add(d);
         try {
@@ -122,7 +122,7 @@ final class AgentFiles {
      * read-only directories are made writable first by the shared delete, as any a sandbox locked up.
      */
     static boolean delete(Path d) {
-        return LocalSandbox.deleteTree(d);
+        return BwrapHost.deleteTree(d);
     }
 
     /** The directory and files are as written: this JVM's uid's, r-xr-xr-x, not links, of the binaries' sizes. */

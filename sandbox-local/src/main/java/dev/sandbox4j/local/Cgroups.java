@@ -137,7 +137,7 @@ abstract class Cgroups {
     /** Leftover sandbox4j groups of this JVM's sandboxes (for leak checks). */
     static List<String> leftovers() {
         CgroupSetting s = CgroupSetting.current();
-        return s == null ? List.of() : s.leftovers("sbx-" + LocalSandbox.OWNER);
+        return s == null ? List.of() : s.leftovers("sbx-" + BwrapHost.OWNER);
     }
 
     // ---------------------------------------------------------------- small file helpers shared by v1 and v2

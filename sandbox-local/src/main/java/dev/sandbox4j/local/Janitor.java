@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  */
 final class Janitor {
     private static final Pattern CGROUP = Pattern.compile("sbx-(\\d+)-.*");
-    private static final Pattern TEMP = Pattern.compile(Pattern.quote(LocalSandbox.PREFIX) + "(\\d+)-(ws|ctl|bin)-.*");
+    private static final Pattern TEMP = Pattern.compile(Pattern.quote(BwrapHost.PREFIX) + "(\\d+)-(ws|ctl|bin)-.*");
     private static final long INTERVAL_NANOS = 2_000_000_000L;
     private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
     /** One daemon thread, gone after 5 s idle; runs never overlap (the interval gate admits one at a time). */
@@ -64,7 +64,7 @@ final class Janitor {
             for (Path d : list(tempDir)) {
                 if (deadOwner(TEMP.matcher(d.getFileName().toString()))
                         && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
-                    LocalSandbox.deleteTree(d);
+                    BwrapHost.deleteTree(d);
                     if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
                         n++;
                     }

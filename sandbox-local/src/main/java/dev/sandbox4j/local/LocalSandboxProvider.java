@@ -74,6 +74,6 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (host.problem != null) {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
-        return LocalSandbox.open(host, options, spec);
+        return BwrapHost.open(host, options, spec);
     }
 }

@@ -29,7 +29,7 @@ class FootprintMeasure {
 
     /** Host pids whose cgroup path names the sandbox (launcher, bwrap, the jail's init, the agent, commands). */
     static List<Long> processesOf(String sandboxId) {
-        LocalSandbox open = LocalSandbox.openSandbox(sandboxId);
+        BwrapHost open = BwrapHost.openSandbox(sandboxId);
         if (open != null && !open.cgroups.perCommand()) {
             // no cgroups on this host: the sandbox's processes are its launcher and what runs below it
             List<Long> pids = new ArrayList<>();

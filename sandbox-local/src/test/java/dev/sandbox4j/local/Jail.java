@@ -70,7 +70,7 @@ final class Jail {
                     String cmd = Files.readString(p.resolve("cmdline")).replace('\0', ' ');
                     // ours: in one of this JVM's sandbox cgroups or, where there are none, below this JVM
                     long pid = Long.parseLong(p.getFileName().toString());
-                    boolean ours = Files.readString(p.resolve("cgroup")).contains("/sbx-" + LocalSandbox.OWNER)
+                    boolean ours = Files.readString(p.resolve("cgroup")).contains("/sbx-" + BwrapHost.OWNER)
                             || ProcessHandle.of(pid).flatMap(h -> ancestors(h)).isPresent();
                     if (ours && (cmd.contains("/opt/sandbox4j/sbx-agent") || cmd.startsWith("bwrap --args")
                             || cmd.contains("/bwrap --args"))) {
@@ -86,7 +86,7 @@ final class Jail {
         try {
             // workspace quota tmpfs mounts of this JVM's sandboxes
             for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-                if (line.contains(LocalSandbox.PREFIX + LocalSandbox.OWNER) && line.contains(WorkspaceQuota.DEVICE)) {
+                if (line.contains(BwrapHost.PREFIX + BwrapHost.OWNER) && line.contains(WorkspaceQuota.DEVICE)) {
                     leaks.add("mount " + line);
                 }
             }
@@ -95,7 +95,7 @@ final class Jail {
         }
         try (Stream<Path> s = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
             // the agent's binaries are written once per JVM (AgentFiles), not per sandbox: not a leak
-            s.filter(p -> p.getFileName().toString().startsWith(LocalSandbox.PREFIX + LocalSandbox.OWNER)
+            s.filter(p -> p.getFileName().toString().startsWith(BwrapHost.PREFIX + BwrapHost.OWNER)
                             && AgentFiles.dirs().stream().noneMatch(d -> d.getFileName().equals(p.getFileName())))
                     .forEach(p -> leaks.add("temp dir " + p));
         } catch (IOException ignored) {

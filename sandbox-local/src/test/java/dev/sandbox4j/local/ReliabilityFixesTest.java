@@ -83,22 +83,22 @@ class ReliabilityFixesTest {
                 assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i).isSubsetOf(before);
             }
         } finally {
-            LocalSandbox.deleteTree(dir);
+            BwrapHost.deleteTree(dir);
         }
     }
 
     @Test
     void permitCount() {
-        assertThat(LocalSandbox.commandPermits(256)).isEqualTo(64);
-        assertThat(LocalSandbox.commandPermits(10)).isEqualTo(8);
-        assertThat(LocalSandbox.commandPermits(100)).isEqualTo(25);
-        assertThat(LocalSandbox.commandPermits(0)).isEqualTo(64);
+        assertThat(BwrapHost.commandPermits(256)).isEqualTo(64);
+        assertThat(BwrapHost.commandPermits(10)).isEqualTo(8);
+        assertThat(BwrapHost.commandPermits(100)).isEqualTo(25);
+        assertThat(BwrapHost.commandPermits(0)).isEqualTo(64);
     }
 
     /** L-NOFILE: never above the JVM's hard limit. */
     @Test
     void nofileLimitIsAtMostTheHardLimit() {
-        long n = LocalSandbox.nofileLimit();
+        long n = BwrapHost.nofileLimit();
         assertThat(n).isBetween(1L, 1024L);
     }
 
@@ -108,21 +108,21 @@ class ReliabilityFixesTest {
         long dead = 4_999_999L; // above any pid_max: never a live process
         Path tmp = Files.createTempDirectory("janitor-test");
         Path outside = Files.writeString(tmp.resolve("outside.txt"), "keep");
-        Path ws = tmp.resolve(LocalSandbox.PREFIX + dead + "-ws-123");
+        Path ws = tmp.resolve(BwrapHost.PREFIX + dead + "-ws-123");
         Files.createDirectories(ws.resolve("sub"));
         Files.writeString(ws.resolve("sub/f"), "x");
         Files.createSymbolicLink(ws.resolve("link"), outside);
         Files.createSymbolicLink(ws.resolve("dirlink"), tmp);
-        Path ctl = tmp.resolve(LocalSandbox.PREFIX + dead + "-ctl-456");
+        Path ctl = tmp.resolve(BwrapHost.PREFIX + dead + "-ctl-456");
         Files.createDirectories(ctl);
         // a dead JVM's agent binaries (AgentFiles), read-only as written
-        Path bin = tmp.resolve(LocalSandbox.PREFIX + dead + "-bin-789");
+        Path bin = tmp.resolve(BwrapHost.PREFIX + dead + "-bin-789");
         Files.createDirectories(bin.resolve("base"));
         Files.writeString(bin.resolve("base/sbx-agent"), "x");
         for (Path p : List.of(bin.resolve("base/sbx-agent"), bin.resolve("base"), bin)) {
             Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
         }
-        Path live = tmp.resolve(LocalSandbox.PREFIX + ProcessHandle.current().pid() + "-ws-789");
+        Path live = tmp.resolve(BwrapHost.PREFIX + ProcessHandle.current().pid() + "-ws-789");
         Files.createDirectories(live);
         Path cg = null;
         CgroupSetting setting = CgroupSetting.get(LocalOptions.defaults());
@@ -144,7 +144,7 @@ class ReliabilityFixesTest {
         if (cg != null) {
             assertThat(cg).doesNotExist();
         }
-        LocalSandbox.deleteTree(tmp);
+        BwrapHost.deleteTree(tmp);
     }
 
     /** L-DEAD-JAIL-OPEN: when the jail dies, the sandbox closes itself. */

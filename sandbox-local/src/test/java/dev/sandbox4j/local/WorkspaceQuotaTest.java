@@ -152,7 +152,7 @@ class WorkspaceQuotaTest {
         Assumptions.assumeTrue(quotaUnavailable() == null, "no workspace quota in this setting");
         Assumptions.assumeTrue(Host.isRoot(), "only root mounts on the host");
         Path tempDir = Files.createTempDirectory("sandbox4j-janitor-test");
-        Path ws = Files.createDirectory(tempDir.resolve(LocalSandbox.PREFIX + "99999999-ws-test"));
+        Path ws = Files.createDirectory(tempDir.resolve(BwrapHost.PREFIX + "99999999-ws-test"));
         WorkspaceQuota.mount(ws, ResourceLimits.NONE.withWorkspaceQuota(MIB, 16), 65534, 65534);
         try {
             Files.writeString(WorkspaceQuota.workspace(ws).resolve("left.txt"), "x");
@@ -162,7 +162,7 @@ class WorkspaceQuotaTest {
             assertThat(ws).doesNotExist();
         } finally {
             WorkspaceQuota.unmount(ws);
-            LocalSandbox.deleteTree(tempDir);
+            BwrapHost.deleteTree(tempDir);
         }
     }
 

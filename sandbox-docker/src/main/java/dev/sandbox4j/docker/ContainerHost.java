@@ -9,7 +9,6 @@ import com.github.dockerjava.api.model.Mount;
 import com.github.dockerjava.api.model.MountType;
 import com.github.dockerjava.api.model.Ulimit;
 import com.github.dockerjava.api.model.VolumeOptions;
-import dev.sandbox4j.CodeRunner;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileSystem;
@@ -20,15 +19,11 @@ import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
-import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.AgentBinary;
-import dev.sandbox4j.core.AgentChannel;
+import dev.sandbox4j.core.AgentSandbox;
+import dev.sandbox4j.core.SandboxHost;
 import dev.sandbox4j.core.AgentRunner;
-import dev.sandbox4j.core.AgentWatches;
-import dev.sandbox4j.core.WatchHub;
-import dev.sandbox4j.core.CloseOnce;
 import dev.sandbox4j.core.AgentEgress;
-import dev.sandbox4j.core.AgentShell;
 import dev.sandbox4j.core.BytePipe;
 import dev.sandbox4j.core.OutputBuffer;
 import com.github.dockerjava.api.async.ResultCallback;
@@ -51,26 +46,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One sandbox: one hardened container whose first process is the native agent, driven over the container's attach
- * stream (so a remote engine works); a workspace volume; a root-owned volume holding the agent. Commands and code run
- * through the shared {@link AgentShell}: no exec per command.
+ * What a Docker (or Podman) sandbox is beyond the shared {@link AgentSandbox}: one hardened container whose first
+ * process is the native agent, driven over the container's attach stream (so a remote engine works); a workspace
+ * volume; a root-owned volume holding the agent; the engine's answers about limits and death; the removal.
  */
-final class DockerSandbox implements Sandbox {
-    private static final Logger LOG = LoggerFactory.getLogger(DockerSandbox.class);
+final class ContainerHost implements SandboxHost {
+    private static final Logger LOG = LoggerFactory.getLogger(ContainerHost.class);
     static final Duration INTERNAL_TIMEOUT = Duration.ofSeconds(60);
-    private static final ScheduledExecutorService TIMERS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sandbox4j-docker-lifetime");
-        t.setDaemon(true);
-        return t;
-    });
     private static String seccompDefault;
 
     final String id;
@@ -85,8 +70,11 @@ final class DockerSandbox implements Sandbox {
     final int gid;
     volatile String containerId;
     final String workspaceVolume;
-    private final CloseOnce closing = new CloseOnce();
-    /** The interpreter of each language the probe found under the fixed PATH. */
+    /** The sandbox's open state, from AgentSandbox (set by start). */
+    private volatile Context context;
+    /** The backend's own commands (probes, file scripts); set once the agent is up. */
+    private volatile AgentRunner runner;
+    /** The interpreter of each language the probe found. */
     private Map<Language, String> interpreters = Map.of();
     private final BytePipe toAgent = new BytePipe(1 << 20);
     private final BytePipe fromAgent = new BytePipe(1 << 20);
@@ -103,24 +91,18 @@ final class DockerSandbox implements Sandbox {
         }
     };
     private final OutputBuffer agentErr = new OutputBuffer(4000);
-    private final AgentChannel channel;
-    /** The backend's own commands (probes, file scripts). */
-    private final AgentRunner runner;
-    private volatile AgentShell shell;
     private volatile ResultCallback.Adapter<Frame> attached;
-    private volatile AgentEgress egress;
-    /** Why the sandbox closed itself (its container or agent died), or null. */
-    private volatile String deathDetail;
-    private SandboxInfo info;
-    private ScheduledFuture<?> expiry;
     private final DockerFiles files;
-    private final WatchHub watches;
     /** The create request went out: the container may exist even when its id never came back. */
     private boolean createSent;
     /** The container was made but its agent did not start (the engine's start failed, or no READY came). */
-    private boolean agentDidNotStart;
+    private volatile boolean agentDidNotStart;
+    /** What the engine answers about the container, asked beside the attach and start (see create). */
+    private java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting;
+    /** The size of the workspace's tmpfs volume, or 0 (none). */
+    private long workspaceTmpfsBytes;
 
-    private DockerSandbox(Engine engine, SandboxSpec spec) {
+    private ContainerHost(Engine engine, SandboxSpec spec) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
         this.engine = engine;
         this.spec = spec;
@@ -130,9 +112,6 @@ final class DockerSandbox implements Sandbox {
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
         this.files = new DockerFiles(this);
-        this.channel = new AgentChannel(id, fromAgent.in, toAgent.out, this::agentEnded);
-        this.runner = new AgentRunner(channel, WorkspaceScripts.FIXED_ENV, WorkspaceScripts.WORKSPACE);
-        this.watches = files.enableWatches(new AgentWatches(channel, DockerFiles::isTempName));
     }
 
     /**
@@ -183,7 +162,7 @@ final class DockerSandbox implements Sandbox {
                 want.workspaceInodes());
     }
 
-    static DockerSandbox open(DockerOptions options, SandboxSpec spec) {
+    static Sandbox open(DockerOptions options, SandboxSpec spec) {
         checkQuotaFitsMemory(spec.limits());
         return open(options, spec, true);
     }
@@ -192,18 +171,14 @@ final class DockerSandbox implements Sandbox {
      * One try. The binaries volume is not looked at before (Engine.binariesVolume): when the agent did not start, the
      * volume is checked and, if it had been pruned, made again, and the open tried once more.
      */
-    private static DockerSandbox open(DockerOptions options, SandboxSpec spec, boolean mayRetry) {
+    private static Sandbox open(DockerOptions options, SandboxSpec spec, boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
-        DockerSandbox s = new DockerSandbox(engine, spec);
+        ContainerHost h = new ContainerHost(engine, spec);
         try {
-            engine.janitorInBackground();
-            s.granted = grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
-            s.create();
-            return s;
+            return AgentSandbox.open(h, spec); // closes the host when it fails
         } catch (RuntimeException e) {
-            s.close();
             // on Podman the volume is looked at before every open, as before (Engine.binariesVolume)
-            if (mayRetry && s.agentDidNotStart && !engine.traits().podman()
+            if (mayRetry && h.agentDidNotStart && !engine.traits().podman()
                     && !Thread.currentThread().isInterrupted()) {
                 boolean repaired;
                 try (Engine check = Engine.connect(options, options.requestTimeout())) {
@@ -217,6 +192,101 @@ final class DockerSandbox implements Sandbox {
             }
             throw DockerErrors.translate("opening a Docker sandbox", e);
         }
+    }
+
+    /** The container host under a sandbox this backend opened (for tests that look at the container). */
+    static ContainerHost of(Sandbox sandbox) {
+        return (ContainerHost) ((AgentSandbox) sandbox).host();
+    }
+
+    // ---------------------------------------------------------------- SandboxHost
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public AgentStreams start(Context context) {
+        this.context = context;
+        engine.janitorInBackground();
+        granted = grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
+        create();
+        return new AgentStreams(fromAgent.in, toAgent.out);
+    }
+
+    @Override
+    public SandboxException agentDidNotStart(String why) {
+        return DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not start in "
+                + engine.options.image() + ": " + why + agentDiagnostics());
+    }
+
+    @Override
+    public List<String> internalEnv() {
+        return WorkspaceScripts.FIXED_ENV;
+    }
+
+    @Override
+    public String agentDir() {
+        return AGENT_DIR;
+    }
+
+    @Override
+    public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
+        this.runner = runner;
+        agentDidNotStart = false;
+        this.interpreters = interpreters;
+        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", "test -w /workspace && echo ws:ok"), null);
+        if (!probe.out().contains("ws:ok")) {
+            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
+                    + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
+                    + probe.out().strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
+        }
+        InspectContainerResponse inspected = await(inspecting);
+        Engine.Traits traits = engine.traits();
+        if (traits.podman() && workspaceTmpfsBytes > 0) {
+            checkWorkspaceSize((workspaceTmpfsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
+        }
+        if (traits.podman()) {
+            podmanFsize = checkPodmanLimits(granted.maxFileBytes());
+        }
+        return buildInfo(inspected);
+    }
+
+    @Override
+    public FileSystem workspace(AgentRunner runner, Context context) {
+        return files;
+    }
+
+    @Override
+    public java.util.function.Predicate<String> hiddenFromWatches() {
+        return DockerFiles::isTempName;
+    }
+
+    @Override
+    public String death(String why) {
+        String outside = killedFromOutside();
+        return (outside != null ? outside : "the sandbox's agent stopped (" + why + ")") + agentDiagnostics();
+    }
+
+    @Override
+    public SandboxException closedError(String deathDetail) {
+        if (deathDetail != null) {
+            // the container died under the sandbox: the backend failed, not the caller (open a new sandbox)
+            return DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + deathDetail);
+        }
+        return DockerErrors.closed(id);
+    }
+
+    @Override
+    public SandboxException error(ErrorKind kind, String message, Throwable cause) {
+        return DockerErrors.error(kind, message, cause);
+    }
+
+    @Override
+    public void beforeChannelClose() {
+        // a sender blocked on the pipe (a streamed write) fails now instead of holding the channel's lock
+        toAgent.close();
     }
 
     private Map<String, String> labels() {
@@ -242,7 +312,7 @@ final class DockerSandbox implements Sandbox {
         // named, so a remote engine works, and the engine's disk is never written.
         // an inode quota alone still gets a size: tmpfs's default (half the engine host's memory) could outgrow the
         // container's memory limit
-        long wsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
+        long wsBytes = workspaceTmpfsBytes = l.workspaceBytes() == 0 && l.workspaceInodes() > 0 && l.memoryBytes() > WORKSPACE_MEMORY_HEADROOM
                 ? l.memoryBytes() - WORKSPACE_MEMORY_HEADROOM : l.workspaceBytes();
         VolumeOptions workspaceOptions = volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid,
                 traits.podman());
@@ -313,50 +383,10 @@ final class DockerSandbox implements Sandbox {
         String cid = containerId;
         // what buildInfo reads from the engine, asked now beside the attach, start and probe (Docker answers it once
         // the start lets go of the container): after the start it cost 11-72 ms on the open's path
-        java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(cid).exec(), HELPERS);
+        inspecting = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.inspectContainerCmd(cid).exec(), HELPERS);
         attach();
         agentDidNotStart = true;
         c.startContainerCmd(containerId).exec();
-        channel.start();
-        try {
-            channel.awaitReady(Duration.ofSeconds(30));
-        } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not start in "
-                    + engine.options.image() + ": " + e.getMessage() + agentDiagnostics());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw DockerErrors.interrupted("opening a Docker sandbox");
-        }
-        agentDidNotStart = false;
-        interpreters = probe();
-        InspectContainerResponse inspected = await(inspecting);
-        if (traits.podman() && wsBytes > 0) {
-            checkWorkspaceSize((wsBytes + PODMAN_PAGE - 1) / PODMAN_PAGE * PODMAN_PAGE);
-        }
-        if (traits.podman()) {
-            podmanFsize = checkPodmanLimits(l.maxFileBytes());
-        }
-        info = buildInfo(inspected);
-        int permits = AgentShell.commandPermits(info.limits().maxProcesses());
-        shell = new AgentShell(id, spec, channel, files, interpreters.keySet(), permits, new ContainerHooks());
-        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
-            try {
-                egress = AgentEgress.start(channel, AGENT_DIR + "/" + AgentBinary.RELAY, spec.network(),
-                        Duration.ofSeconds(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw DockerErrors.interrupted("opening a Docker sandbox");
-            } catch (IOException e) {
-                throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(),
-                        e);
-            }
-            shell.setBaseEnv(AgentEgress.env());
-        }
-        for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
-            files.write(f.getKey(), f.getValue());
-        }
-        expiry = TIMERS.schedule(this::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Attaches to the container's stdin, stdout and stderr before it starts, so the agent's first frame is seen. */
@@ -420,25 +450,6 @@ final class DockerSandbox implements Sandbox {
         String err = agentErr.text().strip().replace("sbx-agent: ", ""); // its own prefix names an internal helper
         return err.isEmpty() ? "" : " (agent: " + err + ")";
     }
-
-    /** The agent's channel ended while the sandbox was open: the container stopped or the engine went away. */
-    private void agentEnded(String why) {
-        if (closing.isClosed() || !channel.isReady()) {
-            return;
-        }
-        // at once: a call racing this one (its spawn failed on the ended channel) must see the sandbox as gone
-        // (BACKEND_UNAVAILABLE), not an I/O error, while the engine is asked why (measured on Podman: 4 of 12)
-        deathDetail = "the sandbox's agent stopped (" + why + ")" + agentDiagnostics();
-        String outside = killedFromOutside();
-        String detail = (outside != null ? outside : "the sandbox's agent stopped (" + why + ")") + agentDiagnostics();
-        deathDetail = detail;
-        AgentShell s = shell;
-        if (s != null) {
-            s.markAll("the sandbox's container died: " + detail);
-        }
-        HELPERS.execute(this::close);
-    }
-
 
     /**
      * Options of a volume the engine creates: the labels and, when {@code bytes} or {@code inodes} is set, a tmpfs of
@@ -559,29 +570,6 @@ final class DockerSandbox implements Sandbox {
         }
     }
 
-    /** Probes the container once: interpreters, the writable workspace, and the OOM counter's baseline. */
-    private Map<Language, String> probe() {
-        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", WorkspaceScripts.PROBE), null);
-        String out = probe.out();
-        Map<Language, String> langs = new java.util.EnumMap<>(Language.class);
-        for (String line : out.split("\n")) {
-            String[] lang = line.trim().split(":", 3);
-            switch (lang.length == 3 && lang[0].equals("lang") ? lang[1] : "") {
-                case "python3" -> langs.put(Language.PYTHON, lang[2]);
-                case "node" -> langs.put(Language.JAVASCRIPT, lang[2]);
-                case "bash" -> langs.put(Language.BASH, lang[2]);
-                default -> {
-                }
-            }
-        }
-        if (!out.contains("ws:ok")) {
-            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
-                    + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
-                    + out.strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
-        }
-        return Map.copyOf(langs);
-    }
-
     static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
 
     /** The result of an engine call made on a helper thread, its failure rethrown as the call's own would be. */
@@ -672,7 +660,7 @@ final class DockerSandbox implements Sandbox {
             return o.seccompProfile();
         }
         if (seccompDefault == null) {
-            try (InputStream in = DockerSandbox.class.getResourceAsStream("seccomp.json")) {
+            try (InputStream in = ContainerHost.class.getResourceAsStream("seccomp.json")) {
                 if (in == null) {
                     throw new IllegalStateException("seccomp.json resource missing");
                 }
@@ -727,8 +715,9 @@ final class DockerSandbox implements Sandbox {
      * Why a command that ended with 137 was killed from outside (its container stopped or the engine went away),
      * or null when the sandbox's container is still running.
      */
-    String killedFromOutside() {
-        if (closing.isClosed()) {
+    @Override
+    public String killedFromOutside() {
+        if (closed()) {
             return "the sandbox was closed";
         }
         try {
@@ -743,136 +732,32 @@ final class DockerSandbox implements Sandbox {
             if (DockerErrors.noSuchContainer(e)) {
                 return "the sandbox's container is gone";
             }
-            return closing.isClosed() ? "the sandbox was closed" : "lost the Docker engine: " + e.getMessage();
+            return closed() ? "the sandbox was closed" : "lost the Docker engine: " + e.getMessage();
         }
-    }
-
-    /** What the shared shell needs from the container: whether it is open, and its OOM counter. */
-    private final class ContainerHooks implements AgentShell.Hooks {
-        @Override
-        public void checkOpen() {
-            ensureOpen();
-        }
-
-        @Override
-        public boolean closed() {
-            return closing.isClosed();
-        }
-
-        @Override
-        public SandboxInfo info() {
-            return info;
-        }
-
-        @Override
-        public long oomKills() {
-            return channel.lastOomKills();
-        }
-
-        @Override
-        public String killedFromOutside() {
-            return DockerSandbox.this.killedFromOutside();
-        }
-    }
-
-    Set<Language> languages() {
-        return interpreters.keySet();
-    }
-
-    /** The absolute path of the interpreter of a language the probe found. */
-    String interpreter(Language language) {
-        return interpreters.get(language);
     }
 
     void ensureOpen() {
-        String why = deathDetail;
-        if (why != null) {
-            // the container died under the sandbox: the backend failed, not the caller (open a new sandbox)
-            throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + why);
-        }
-        if (closing.isClosed()) {
-            throw DockerErrors.closed(id);
-        }
+        context.checkOpen();
     }
 
     boolean closed() {
-        return closing.isClosed();
+        Context c = context;
+        return c != null && c.isClosed();
     }
 
-    @Override
-    public String id() {
-        return id;
+    /** The backend's own commands, for tests. */
+    AgentRunner runner() {
+        return runner;
     }
 
-    @Override
-    public Shell shell() {
-        ensureOpen();
-        return shell;
-    }
-
-    @Override
-    public CodeRunner code() {
-        ensureOpen();
-        return shell;
-    }
-
-    @Override
-    public FileSystem files() {
-        return files;
-    }
-
-    @Override
-    public SandboxInfo info() {
-        ensureOpen();
-        return info;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return !closing.isClosed();
-    }
-
+    /**
+     * Removes the container and its workspace volume once AgentSandbox ended every command (see its close order).
+     * The attach connection does not pass end of input on to the container (docker-java does not half-close it), so
+     * removing the container is what ends the agent and every process in it.
+     */
     @Override
     public void close() {
-        if (!closing.begin()) {
-            return; // closed, or closed by now by the thread that began it
-        }
-        // an interrupt of the closing thread must not stop the removal halfway (the engine client fails fast then)
-        boolean interrupted = Thread.interrupted();
-        try {
-            closeNow();
-        } finally {
-            closing.done();
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void closeNow() {
-        if (expiry != null) {
-            expiry.cancel(false);
-        }
-        AgentShell s = shell;
-        if (s != null) {
-            s.markAll("sandbox closed");
-        }
-        watches.closeAll("the sandbox was closed");
-        // The attach connection does not pass end of input on to the container (docker-java does not half-close it),
-        // so removing the container is what ends the agent and every command. The order matters for the engine
-        // client's stdin thread: end of input first (it finishes its request while the connection is still open),
-        // then the removal, then the connection, which would otherwise fail under that thread and print a trace.
-        AgentEgress relay = egress;
-        if (relay != null) {
-            relay.close();
-        }
-        // The pipe first: a sender blocked on it (a streamed write) fails now instead of holding the channel's lock.
         toAgent.close();
-        channel.close();
-        if (s != null) {
-            // every command and file operation in flight returns now, not after the container's removal
-            s.endAll("sandbox closed");
-        }
         try {
             // A streamed write keeps the engine client's stdin thread writing: let it send what it holds and end its
             // request before the removal closes the connection under it (it would print a trace). An agent that
@@ -916,6 +801,6 @@ final class DockerSandbox implements Sandbox {
 
     @Override
     public String toString() {
-        return "DockerSandbox[" + id + "]";
+        return "ContainerHost[" + id + "]";
     }
 }

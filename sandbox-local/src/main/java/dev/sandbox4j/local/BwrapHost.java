@@ -1,46 +1,31 @@
 package dev.sandbox4j.local;
 
 import dev.sandbox4j.core.AgentBinary;
-import dev.sandbox4j.core.AgentChannel;
-import dev.sandbox4j.core.AgentWatches;
-import dev.sandbox4j.core.WatchHub;
-import dev.sandbox4j.core.CloseOnce;
+import dev.sandbox4j.core.AgentRunner;
+import dev.sandbox4j.core.AgentSandbox;
+import dev.sandbox4j.core.SandboxHost;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentShell;
-import dev.sandbox4j.CodeRequest;
-import dev.sandbox4j.CodeResult;
-import dev.sandbox4j.CodeRunner;
 import dev.sandbox4j.ErrorKind;
-import dev.sandbox4j.ExecHandle;
-import dev.sandbox4j.ExecRequest;
-import dev.sandbox4j.ExecResult;
-import dev.sandbox4j.ExecStatus;
 import dev.sandbox4j.Feature;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.Language;
 import dev.sandbox4j.NetworkPolicy;
-import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
-import dev.sandbox4j.Shell;
 import dev.sandbox4j.core.NioWorkspace;
 import dev.sandbox4j.core.OutputBuffer;
-import dev.sandbox4j.core.WorkspacePaths;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -50,15 +35,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 
-/** One bubblewrap jail with the native agent ({@code sbx-agent}, protocol in {@link AgentProtocol}) as its main process. */
-final class LocalSandbox implements Sandbox {
+/**
+ * What a local sandbox is beyond the shared {@link AgentSandbox}: one bubblewrap jail with the native agent
+ * ({@code sbx-agent}) as its main process, its cgroups, its workspace directory (and quota), and their removal.
+ */
+final class BwrapHost implements SandboxHost {
     /**
      * The jail's main process: {@code sbx-agent [--nproc=N] [--data=BYTES]}. Each command runs as
      * {@code sbx-reaper -- argv} (the gate, the command's subreaper and tree kill) with, on hosts without a pids or
@@ -71,7 +56,7 @@ final class LocalSandbox implements Sandbox {
     /** Names of this JVM's sandboxes, cgroups and temp dirs start so: a leak check can tell them from others'. */
     static final String OWNER = ProcessHandle.current().pid() + "-";
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Set<LocalSandbox> OPEN = ConcurrentHashMap.newKeySet();
+    private static final Set<BwrapHost> OPEN = ConcurrentHashMap.newKeySet();
     /** Lifetimes, deferred closes and the quota helper's answer timeout: one daemon thread for all sandboxes. */
     static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "sandbox4j-local-timer");
@@ -81,9 +66,14 @@ final class LocalSandbox implements Sandbox {
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            for (LocalSandbox s : List.copyOf(OPEN)) {
+            for (BwrapHost s : List.copyOf(OPEN)) {
                 try {
-                    s.close();
+                    Sandbox open = s.sandbox;
+                    if (open != null) {
+                        open.close();
+                    } else {
+                        s.close();
+                    }
                 } catch (RuntimeException ignored) {
                     // best effort at exit
                 }
@@ -102,21 +92,21 @@ final class LocalSandbox implements Sandbox {
     private final int gid;
     private final Process jail;
     private final OutputBuffer agentErr = new OutputBuffer(4000);
-    private final CloseOnce closing = new CloseOnce();
     private final SandboxInfo info;
-    private final FileSystem files;
-    private final WatchHub watches;
-    private final AgentChannel channel;
-    private final AgentShell shell;
-    private volatile ScheduledFuture<?> lifetimeTask;
-    private volatile AgentEgress egress;
+    private final Path staging;
+    /** Not root, with a workspace quota: where the agent is, for the helper that then holds the quota's tmpfs. */
+    private final Path quotaAgent;
+    private final ResourceLimits quotaLimits;
+    /** The sandbox's open state, from AgentSandbox (set by start). */
+    private volatile Context context;
+    /** The sandbox over this host, once open (the JVM's exit closes it). */
+    private volatile Sandbox sandbox;
     /** Not root, with a workspace quota: the helper that holds the quota's tmpfs, or null. */
     private volatile Process quotaHolder;
-    /** Why the sandbox closed itself (its jail died), or null. */
-    private volatile String deathDetail;
 
-    private LocalSandbox(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path wsRoot, Path workspace,
-                         Path staging, int uid, int gid, Process jail, SandboxInfo info) {
+    private BwrapHost(String id, SandboxSpec spec, Cgroups cgroups, Path ctl, Path wsRoot, Path workspace,
+                      Path staging, int uid, int gid, Process jail, SandboxInfo info, Path quotaAgent,
+                      ResourceLimits quotaLimits) {
         this.id = id;
         this.spec = spec;
         this.cgroups = cgroups;
@@ -127,32 +117,13 @@ final class LocalSandbox implements Sandbox {
         this.gid = gid;
         this.jail = jail;
         this.info = info;
-        EnumSet<Language> langs = EnumSet.noneOf(Language.class);
-        if (Files.isExecutable(Path.of("/usr/bin/python3"))) {
-            langs.add(Language.PYTHON);
-        }
-        if (Files.isExecutable(Path.of("/usr/bin/node"))) {
-            langs.add(Language.JAVASCRIPT);
-        }
-        if (Files.isExecutable(Path.of("/usr/bin/bash"))) {
-            langs.add(Language.BASH);
-        }
-        NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(this::checkOpen)
-                .withMaxFileBytes(info.limits().maxFileBytes())
-                .withSizeFirst(info.limits().hasWorkspaceQuota() && WorkspaceQuota.HUGE);
-        if (Host.isRoot()) {
-            fo = fo.withOwner(uid, gid);
-        }
-        NioWorkspace nio = new NioWorkspace(workspace, staging, fo);
-        this.channel = new AgentChannel(id, jail.getInputStream(), jail.getOutputStream(), this::agentEnded);
-        this.watches = nio.enableWatches(new AgentWatches(channel, p -> false)); // writes stage outside
-        this.files = nio;
-        this.shell = new AgentShell(id, spec, channel, files, langs, AgentShell.commandPermits(
-                info.limits().maxProcesses()), new JailHooks());
+        this.staging = staging;
+        this.quotaAgent = quotaAgent;
+        this.quotaLimits = quotaLimits;
     }
 
     /** An open sandbox of this JVM by id, or null (for tests that look at its processes from the host). */
-    static LocalSandbox openSandbox(String id) {
+    static BwrapHost openSandbox(String id) {
         return OPEN.stream().filter(s -> s.id.equals(id)).findFirst().orElse(null);
     }
 
@@ -185,15 +156,22 @@ final class LocalSandbox implements Sandbox {
         return 1024;
     }
 
-    static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec) {
+    static Sandbox open(Host host, LocalOptions options, SandboxSpec spec) {
         return open(host, options, spec, null);
+    }
+
+    /** The jail's own tmpfs could not be mounted after the agent said READY (see {@link #ready}). */
+    private static final class QuotaNotHeld extends RuntimeException {
+        QuotaNotHeld(String why) {
+            super(why, null, false, false);
+        }
     }
 
     /**
      * Opens a sandbox; {@code quotaFailed} is why a first attempt's workspace quota did not hold (a best-effort spec
      * is then opened again without it), or null.
      */
-    private static LocalSandbox open(Host host, LocalOptions options, SandboxSpec spec, String quotaFailed) {
+    private static Sandbox open(Host host, LocalOptions options, SandboxSpec spec, String quotaFailed) {
         CgroupSetting setting = CgroupSetting.get(options);
         Phases.mark("open");
         Limits can = Limits.of(host, setting);
@@ -400,36 +378,20 @@ final class LocalSandbox implements Sandbox {
                         + AgentEgress.PORT + " in the sandbox; loopback only otherwise)");
             }
             SandboxInfo info = new SandboxInfo(id, "local", features, inForce, details);
-            LocalSandbox sandbox = new LocalSandbox(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info);
-            OPEN.add(sandbox);
-            sandbox.startReaders();
-            Phases.mark("open: sandbox object, readers");
-            sandbox.awaitReady();
-            Phases.mark("open: agent READY");
-            if (quotaInJail) {
-                try {
-                    sandbox.holdWorkspace(agentDir.resolve(AgentBinary.AGENT), granted);
-                } catch (IOException e) {
-                    sandbox.close();
-                    String why = "the jail's own tmpfs could not be mounted: " + e.getMessage();
-                    if (spec.bestEffortLimits()) {
-                        return open(host, options, spec, why);
-                    }
-                    throw WorkspaceQuota.refused(granted, why);
-                }
+            BwrapHost h = new BwrapHost(id, spec, cg, ctl, ws, workspace, staging, uid, gid, jail, info,
+                    quotaInJail ? agentDir.resolve(AgentBinary.AGENT) : null, granted);
+            OPEN.add(h);
+            cg = null; // from here on the host's close removes them
+            ws = null;
+            ctl = null;
+            Phases.mark("open: host");
+            return h.sandbox = AgentSandbox.open(h, spec); // closes the host when it fails
+        } catch (QuotaNotHeld e) {
+            String why = "the jail's own tmpfs could not be mounted: " + e.getMessage();
+            if (spec.bestEffortLimits()) {
+                return open(host, options, spec, why);
             }
-            try {
-                sandbox.startEgress();
-                for (Map.Entry<String, byte[]> f : spec.files().entrySet()) {
-                    sandbox.files.write(f.getKey(), f.getValue());
-                }
-            } catch (RuntimeException e) {
-                sandbox.close(); // the jail runs by now: close, not just clean up
-                throw e;
-            }
-            sandbox.lifetimeTask = TIMER.schedule(sandbox::close, spec.lifetime().toMillis(), TimeUnit.MILLISECONDS);
-            Phases.mark("open: egress, files, lifetime");
-            return sandbox;
+            throw WorkspaceQuota.refused(granted, why);
         } catch (IOException e) {
             cleanup(cg, ws, ctl);
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
@@ -484,7 +446,7 @@ final class LocalSandbox implements Sandbox {
             LEFTOVERS.putIfAbsent(dir, 1);
             if (EXIT_HOOK.compareAndSet(false, true)) {
                 // a JVM that never opens or closes another sandbox still tries once more on its way out
-                Runtime.getRuntime().addShutdownHook(new Thread(LocalSandbox::retryLeftoversNow,
+                Runtime.getRuntime().addShutdownHook(new Thread(BwrapHost::retryLeftoversNow,
                         "sandbox4j-local-exit"));
             }
             retryLeftovers();
@@ -606,8 +568,16 @@ final class LocalSandbox implements Sandbox {
         Files.setAttribute(p, "unix:gid", gid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
-    private void startReaders() {
-        channel.start();
+    // ---------------------------------------------------------------- SandboxHost
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public AgentStreams start(Context context) {
+        this.context = context;
         Thread e = new Thread(() -> {
             try {
                 agentErr.drain(jail.getErrorStream());
@@ -617,23 +587,84 @@ final class LocalSandbox implements Sandbox {
         }, "sandbox4j-" + id + "-stderr");
         e.setDaemon(true);
         e.start();
+        return new AgentStreams(jail.getInputStream(), jail.getOutputStream());
     }
 
-    /** With a network policy, the relay to the host's egress proxy (the jail's network has loopback only). */
-    private void startEgress() {
-        if (spec.network().mode() == NetworkPolicy.Mode.NONE) {
-            return;
+    @Override
+    public SandboxException agentDidNotStart(String why) {
+        return LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why + "; "
+                + jailDiagnostics());
+    }
+
+    /** The jail's fixed environment for the backend's own commands (the probe): its PATH, nothing of the user's. */
+    @Override
+    public List<String> internalEnv() {
+        return List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "HOME=/workspace", "BASH_ENV=", "ENV=");
+    }
+
+    @Override
+    public String agentDir() {
+        return "/opt/sandbox4j";
+    }
+
+    /** Not root, with a workspace quota: the quota's tmpfs is mounted on the running jail's /workspace first. */
+    @Override
+    public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
+        Phases.mark("open: agent READY");
+        if (quotaAgent != null) {
+            try {
+                holdWorkspace(quotaAgent, quotaLimits);
+            } catch (IOException e) {
+                throw new QuotaNotHeld(e.getMessage());
+            }
         }
-        try {
-            egress = AgentEgress.start(channel, "/opt/sandbox4j/" + AgentBinary.RELAY, spec.network(),
-                    Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw LocalErrors.error(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
-        } catch (IOException e) {
-            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
+        return info;
+    }
+
+    @Override
+    public FileSystem workspace(AgentRunner runner, Context context) {
+        NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(context::checkOpen)
+                .withMaxFileBytes(info.limits().maxFileBytes())
+                .withSizeFirst(info.limits().hasWorkspaceQuota() && WorkspaceQuota.HUGE);
+        if (Host.isRoot()) {
+            fo = fo.withOwner(uid, gid);
         }
-        shell.setBaseEnv(AgentEgress.env());
+        return new NioWorkspace(workspace, staging, fo); // writes stage outside: no temp name for watches to hide
+    }
+
+    @Override
+    public ProcessControl processControl() {
+        return new JailControl();
+    }
+
+    /** Checked before every operation: the jail's outer process, or the quota's helper, exited under the sandbox. */
+    @Override
+    public String whyGone() {
+        if (!jail.isAlive()) {
+            return "the sandbox's jail exited; " + jailDiagnostics();
+        }
+        Process holder = quotaHolder;
+        if (holder != null && !holder.isAlive()) {
+            // the file API never follows the link of a dead helper's pid
+            return "the helper holding the workspace's tmpfs exited; " + jailDiagnostics();
+        }
+        return null;
+    }
+
+    @Override
+    public String death(String why) {
+        return "the sandbox's jail died (" + why + "); " + jailDiagnostics();
+    }
+
+    @Override
+    public SandboxException closedError(String deathDetail) {
+        return LocalErrors.error(ErrorKind.CLOSED, "sandbox " + id + " is closed"
+                + (deathDetail == null ? "" : ": " + deathDetail));
+    }
+
+    @Override
+    public SandboxException error(ErrorKind kind, String message, Throwable cause) {
+        return LocalErrors.error(kind, message, cause);
     }
 
     private static final java.util.regex.Pattern CHILD_PID =
@@ -653,83 +684,14 @@ final class LocalSandbox implements Sandbox {
         quotaHolder = WorkspaceQuota.holdInJail(agent, Long.parseLong(m.group(1)), limits, ctl);
     }
 
-    private void awaitReady() {
-        try {
-            channel.awaitReady(Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            close();
-            throw LocalErrors.error(ErrorKind.INTERRUPTED, "interrupted while opening the sandbox", e);
-        } catch (IOException e) {
-            String why = e.getMessage() + "; " + jailDiagnostics();
-            close();
-            throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the jail did not start: " + why);
-        }
-    }
-
     private String jailDiagnostics() {
-        String err = agentErr.text().trim().replace("sbx-agent: ", ""); // its own prefix names an internal helper
+        String err = agentErr.text().trim();
         String rc = jail.isAlive() ? "running" : "exit " + jail.exitValue();
         return rc + (err.isEmpty() ? "" : ": " + err);
     }
 
-    /** The agent's channel ended while the sandbox was open (called on the channel's reader thread). */
-    private void agentEnded(String why) {
-        if (closing.isClosed()) {
-            return;
-        }
-        if (channel.isReady()) {
-            // the jail died under an open sandbox: close it (closed before any command's result is released, so
-            // a caller that sees KILLED then sees isOpen() false and CLOSED)
-            jailDied("the sandbox's jail died (" + why + ")");
-        } else {
-            TIMER.execute(this::close);
-        }
-    }
-
-    /** The jail (bwrap, init or agent) is gone: mark the running commands, then close the sandbox. */
-    private void jailDied(String why) {
-        if (closing.isClosed()) {
-            return;
-        }
-        String detail = why + "; " + jailDiagnostics();
-        deathDetail = detail;
-        shell.markAll("the sandbox's jail died: " + detail);
-        close();
-    }
-
-    /** True when the jail's outer process has exited while the sandbox was open; closes the sandbox then. */
-    private boolean jailGone() {
-        if (!closing.isClosed() && channel.isReady() && !jail.isAlive()) {
-            jailDied("the sandbox's jail exited");
-            return true;
-        }
-        Process holder = quotaHolder;
-        if (!closing.isClosed() && holder != null && !holder.isAlive()) {
-            // checked before every file operation: the file API never follows the link of a dead helper's pid
-            jailDied("the helper holding the workspace's tmpfs exited");
-            return true;
-        }
-        return false;
-    }
-
-    /** What the shared shell needs from the jail: its cgroups and whether it is open. */
-    private final class JailHooks implements AgentShell.Hooks {
-        @Override
-        public void checkOpen() {
-            LocalSandbox.this.checkOpen();
-        }
-
-        @Override
-        public boolean closed() {
-            return closing.isClosed();
-        }
-
-        @Override
-        public SandboxInfo info() {
-            return info;
-        }
-
+    /** What the shared shell needs of the jail's cgroups. */
+    private final class JailControl implements ProcessControl {
         @Override
         public String place(int agentPid, int commandId) {
             if (!cgroups.perCommand()) {
@@ -772,57 +734,6 @@ final class LocalSandbox implements Sandbox {
         }
     }
 
-    // ---------------------------------------------------------------- Sandbox
-
-    @Override
-    public String id() {
-        return id;
-    }
-
-    @Override
-    public Shell shell() {
-        checkOpen();
-        return shell;
-    }
-
-    @Override
-    public CodeRunner code() {
-        checkOpen();
-        return shell;
-    }
-
-    @Override
-    public FileSystem files() {
-        checkOpen();
-        return files;
-    }
-
-    @Override
-    public SandboxInfo info() {
-        checkOpen();
-        return info;
-    }
-
-    @Override
-    public boolean isOpen() {
-        if (closing.isClosed()) {
-            return false;
-        }
-        jailGone();
-        return !closing.isClosed();
-    }
-
-    private void checkOpen() {
-        if (!closing.isClosed()) {
-            jailGone();
-        }
-        if (closing.isClosed()) {
-            String why = deathDetail;
-            throw LocalErrors.error(ErrorKind.CLOSED, "sandbox " + id + " is closed"
-                    + (why == null ? "" : ": " + why));
-        }
-    }
-
     /** The host pid of a jail pid, found among the sandbox's processes by their NSpid. */
     private long hostPid(int jailPid) {
         for (int attempt = 0; attempt < 50; attempt++) {
@@ -855,33 +766,11 @@ final class LocalSandbox implements Sandbox {
 
     // ---------------------------------------------------------------- closing
 
+    /** Kills the jail and removes its cgroups and directories, once AgentSandbox ended every command. */
     @Override
     public void close() {
-        if (!closing.begin()) {
-            return; // closed, or closed by now by the thread that began it
-        }
-        try {
-            closeNow();
-        } finally {
-            closing.done();
-        }
-    }
-
-    private void closeNow() {
         Phases.mark("close");
         OPEN.remove(this);
-        ScheduledFuture<?> t = lifetimeTask;
-        if (t != null) {
-            t.cancel(false);
-        }
-        shell.markAll("sandbox closed");
-        watches.closeAll("the sandbox was closed");
-        AgentEgress relay = egress;
-        if (relay != null) {
-            relay.close();
-        }
-        channel.close();
-        Phases.mark("close: commands, watches, channel");
         // root's quota tmpfs on the host is unmounted while the jail's processes are killed: the jail holds a mount
         // of its own (its namespace's), so the host's umount(8) (a process start, ~5 ms) need not wait for their
         // end; the tmpfs's memory goes when the last of the two mounts does. Joined below, before close returns.
@@ -896,7 +785,6 @@ final class LocalSandbox implements Sandbox {
             Thread.currentThread().interrupt();
         }
         Phases.mark("close: launcher reaped");
-        shell.endAll("sandbox closed");
         Process holder = quotaHolder;
         if (holder != null) {
             holder.destroy(); // its tmpfs goes with the jail's mount of it
@@ -952,6 +840,6 @@ final class LocalSandbox implements Sandbox {
 
     @Override
     public String toString() {
-        return "LocalSandbox[" + id + "]";
+        return "BwrapHost[" + id + "]";
     }
 }

@@ -1,0 +1,364 @@
+package dev.sandbox4j.core;
+
+import dev.sandbox4j.CodeRunner;
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Shell;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+
+/**
+ * The one {@link Sandbox} of every backend whose sandbox runs the native agent, over a {@link SandboxHost} that
+ * supplies the isolation and the agent's streams. Written once here: the channel, the command slots, the shell and
+ * code runner, the language probe, watches, egress, the spec's files, the lifetime, noticing death, the rules after
+ * close, and the close order:
+ *
+ * <ol>
+ *   <li>running commands are marked KILLED with the reason (before anything ends, so they report it);</li>
+ *   <li>watches end, then the egress relay;</li>
+ *   <li>the agent's channel closes, which ends every command, internal command and watch in flight at once;</li>
+ *   <li>the host removes the isolation; {@link #close()} returns when it has.</li>
+ * </ol>
+ *
+ * <p>Threads: {@code close} may come from any thread, the lifetime's timer or the channel's reader (death); it runs
+ * once ({@link CloseOnce}) and every other caller waits for it to finish.
+ */
+public final class AgentSandbox implements Sandbox {
+    /**
+     * Where closes that nobody waits for run (a death, the lifetime): never on the shared command timer, which a
+     * close (a container's removal, a jail's kill) would hold for seconds. Daemon threads that end when idle.
+     */
+    private static final java.util.concurrent.ExecutorService CLOSERS = new java.util.concurrent.ThreadPoolExecutor(
+            0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "sandbox4j-close");
+                t.setDaemon(true);
+                return t;
+            });
+
+    /** How long the agent may take to say READY. */
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+
+    /** The interpreters the probe looks for, in the sandbox's own PATH order (the jail's starts /usr/local/bin). */
+    static final String PROBE = "for l in python3 node bash; do p=$(command -v \"$l\") && case $p in /*) "
+            + "echo \"$l:$p\" ;; esac; done";
+
+    private final SandboxHost host;
+    private final SandboxSpec spec;
+    private final CloseOnce closing = new CloseOnce();
+    private final SandboxHost.Context context = new SandboxHost.Context() {
+        @Override
+        public void checkOpen() {
+            AgentSandbox.this.checkOpen();
+        }
+
+        @Override
+        public boolean isClosed() {
+            return closing.isClosed();
+        }
+    };
+    private volatile AgentChannel channel;
+    private volatile AgentShell shell;
+    private volatile FileSystem files;
+    private volatile WatchHub watches;
+    private volatile AgentEgress egress;
+    private volatile SandboxInfo info;
+    private volatile ScheduledFuture<?> expiry;
+    /** Why the sandbox closed itself (its isolation or agent died), or null. */
+    private volatile String deathDetail;
+    private final java.util.concurrent.atomic.AtomicBoolean dying = new java.util.concurrent.atomic.AtomicBoolean();
+
+    private AgentSandbox(SandboxHost host, SandboxSpec spec) {
+        this.host = host;
+        this.spec = spec;
+    }
+
+    /**
+     * Starts {@code host} and makes it a sandbox; on any failure closes the host (so it removes what it made) and
+     * throws the host's error.
+     */
+    public static AgentSandbox open(SandboxHost host, SandboxSpec spec) {
+        AgentSandbox s = new AgentSandbox(host, spec);
+        try {
+            s.start();
+            return s;
+        } catch (RuntimeException | Error e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    private void start() {
+        SandboxHost.AgentStreams io = host.start(context);
+        AgentChannel ch = new AgentChannel(host.id(), io.fromAgent(), io.toAgent(), this::agentEnded);
+        channel = ch;
+        ch.start();
+        try {
+            ch.awaitReady(READY_TIMEOUT);
+        } catch (IOException e) {
+            throw host.agentDidNotStart(e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
+        }
+        AgentRunner runner = new AgentRunner(ch, host.internalEnv(), WorkspacePaths.WORKSPACE);
+        Map<Language, String> interpreters = probe(runner);
+        info = host.ready(runner, interpreters);
+        FileSystem fs = host.workspace(runner, context);
+        files = fs;
+        watches = fs instanceof WorkspaceBase w ? w.enableWatches(new AgentWatches(ch, host.hiddenFromWatches())) : null;
+        shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),
+                AgentShell.commandPermits(info.limits().maxProcesses()), new Hooks());
+        startEgress(ch);
+        spec.files().forEach((path, content) -> fs.write(path, content));
+        if (!spec.lifetime().isZero() && !spec.lifetime().isNegative()) {
+            expiry = AgentShell.TIMER.schedule(() -> CLOSERS.execute(this::close), spec.lifetime().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The languages whose interpreter the sandbox has, and where (one script, the same on every backend). */
+    private Map<Language, String> probe(AgentRunner runner) {
+        AgentRunner.Ran r;
+        try {
+            r = runner.run(List.of("/bin/sh", "-c", PROBE), null, 64 << 10, READY_TIMEOUT);
+        } catch (IOException | java.util.concurrent.TimeoutException e) {
+            throw host.agentDidNotStart("the language probe failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
+        }
+        Map<Language, String> langs = new EnumMap<>(Language.class);
+        for (String line : r.out().split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            Language l = switch (line.substring(0, colon)) {
+                case "python3" -> Language.PYTHON;
+                case "node" -> Language.JAVASCRIPT;
+                case "bash" -> Language.BASH;
+                default -> null;
+            };
+            if (l != null) {
+                langs.put(l, line.substring(colon + 1).strip());
+            }
+        }
+        return Map.copyOf(langs);
+    }
+
+    /** With a network policy, the relay to the host's egress proxy (the sandbox's network has loopback only). */
+    private void startEgress(AgentChannel ch) {
+        if (spec.network().mode() == NetworkPolicy.Mode.NONE) {
+            return;
+        }
+        try {
+            egress = AgentEgress.start(ch, host.agentDir() + "/" + AgentBinary.RELAY, spec.network(),
+                    Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
+        } catch (IOException e) {
+            throw host.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
+        }
+        shell.setBaseEnv(AgentEgress.env());
+    }
+
+    /** The agent's channel ended while the sandbox was open (on the channel's reader thread). */
+    private void agentEnded(String why) {
+        AgentChannel ch = channel;
+        if (closing.isClosed() || ch == null || !ch.isReady() || !dying.compareAndSet(false, true)) {
+            return; // closing, an open that fails on its own, or already noticed
+        }
+        // at once: a call racing this one (its spawn failed on the ended channel) must see the sandbox as gone, not
+        // an I/O error, while the host is asked why (which may take an engine's round trip)
+        deathDetail = "the sandbox's agent stopped (" + why + ")";
+        died(host.death(why));
+    }
+
+    /** The isolation died under an open sandbox: the commands learn why, then the sandbox closes (not on this thread). */
+    private void died(String detail) {
+        deathDetail = detail;
+        AgentShell s = shell;
+        if (s != null) {
+            s.markAll("the sandbox died: " + detail);
+        }
+        CLOSERS.execute(this::close);
+    }
+
+    private void checkOpen() {
+        if (!closing.isClosed() && deathDetail == null) {
+            String gone = host.whyGone();
+            if (gone != null && dying.compareAndSet(false, true)) {
+                died(gone);
+            }
+        }
+        if (closing.isClosed() || deathDetail != null) {
+            throw host.closedError(deathDetail);
+        }
+    }
+
+    /** The host under this sandbox (tests reach their backend's internals through it). */
+    public SandboxHost host() {
+        return host;
+    }
+
+    @Override
+    public String id() {
+        return host.id();
+    }
+
+    @Override
+    public Shell shell() {
+        checkOpen();
+        return shell;
+    }
+
+    @Override
+    public CodeRunner code() {
+        checkOpen();
+        return shell;
+    }
+
+    @Override
+    public FileSystem files() {
+        checkOpen();
+        return files;
+    }
+
+    @Override
+    public SandboxInfo info() {
+        checkOpen();
+        return info;
+    }
+
+    @Override
+    public boolean isOpen() {
+        if (closing.isClosed()) {
+            return false;
+        }
+        try {
+            checkOpen();
+            return true;
+        } catch (SandboxException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closing.begin()) {
+            return; // closed, or closed by now by the thread that began it
+        }
+        // an interrupt of the closing thread must not stop the removal halfway
+        boolean interrupted = Thread.interrupted();
+        try {
+            closeNow();
+        } finally {
+            closing.done();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void closeNow() {
+        ScheduledFuture<?> t = expiry;
+        if (t != null) {
+            t.cancel(false);
+        }
+        AgentShell s = shell;
+        if (s != null) {
+            s.markAll("sandbox closed");
+        }
+        WatchHub w = watches;
+        if (w != null) {
+            w.closeAll("the sandbox was closed");
+        }
+        AgentEgress relay = egress;
+        if (relay != null) {
+            relay.close();
+        }
+        host.beforeChannelClose();
+        AgentChannel ch = channel;
+        if (ch != null) {
+            ch.close();
+        }
+        if (s != null) {
+            s.endAll("sandbox closed");
+        }
+        host.close();
+    }
+
+    /** The shell's view of the sandbox: whether it is open, and the host's process control. */
+    private final class Hooks implements AgentShell.Hooks {
+        private final SandboxHost.ProcessControl control = host.processControl();
+
+        @Override
+        public void checkOpen() {
+            AgentSandbox.this.checkOpen();
+        }
+
+        @Override
+        public boolean closed() {
+            return closing.isClosed();
+        }
+
+        @Override
+        public SandboxInfo info() {
+            return info;
+        }
+
+        @Override
+        public String place(int agentPid, int id) {
+            return control.place(agentPid, id);
+        }
+
+        @Override
+        public boolean hasGroup(int id) {
+            return control.hasGroup(id);
+        }
+
+        @Override
+        public void signalGroup(int id, boolean kill) {
+            control.signalGroup(id, kill);
+        }
+
+        @Override
+        public void pruneGroups(IntPredicate live) {
+            control.pruneGroups(live);
+        }
+
+        @Override
+        public long oomKills() {
+            long own = control.oomKills();
+            return own >= 0 ? own : channel.lastOomKills();
+        }
+
+        @Override
+        public long pidsDenied() {
+            return control.pidsDenied();
+        }
+
+        @Override
+        public String killedFromOutside() {
+            return closing.isClosed() ? "the sandbox was closed" : host.killedFromOutside();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AgentSandbox[" + host.id() + "]";
+    }
+}

@@ -1,0 +1,124 @@
+package dev.sandbox4j.core;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntPredicate;
+import java.util.function.Predicate;
+
+/**
+ * What a backend supplies to {@link AgentSandbox}: an isolation (a jail, a container, a pod) whose first process is
+ * the native agent, the agent's two byte streams, what only it knows (its limits as they hold, its process groups, why
+ * it died) and its removal. Everything else, from the command slots to the close order, is {@link AgentSandbox}'s and
+ * is written once. The methods are called in this order: {@link #start}, {@link #ready}, {@link #workspace}, then
+ * any of the rest while the sandbox is open, and {@link #close} once, last, also after a failed start.
+ *
+ * <p>Errors: every exception a host throws or hands back is already a {@link SandboxException} of the backend's own
+ * translation point ({@link #error}); {@link AgentSandbox} raises none of its own.
+ */
+public interface SandboxHost {
+    /** What {@link AgentSandbox} hands its host: the sandbox's open state, as the host's facets must check it. */
+    interface Context {
+        /** Throws the host's closed (or gone) error when the sandbox is closed or its isolation is gone. */
+        void checkOpen();
+
+        boolean isClosed();
+    }
+
+    /** The agent's stdout (frames from it) and stdin (frames to it). */
+    record AgentStreams(InputStream fromAgent, OutputStream toAgent) {
+    }
+
+    /** The sandbox's id (the names of what the host makes carry it). */
+    String id();
+
+    /** Starts the isolation with the agent as its first process; called once. */
+    AgentStreams start(Context context);
+
+    /** The error for an agent that did not say READY ({@code why}), with what the host knows (its stderr, exit). */
+    SandboxException agentDidNotStart(String why);
+
+    /** The environment of the backend's own commands (probes, file scripts): fixed, nothing of the user's. */
+    List<String> internalEnv();
+
+    /** Where the agent's binaries are inside the sandbox (the egress relay starts from there). */
+    String agentDir();
+
+    /**
+     * The agent is up: the host's checks through it, then what the sandbox is ({@code interpreters}: the languages
+     * the probe found in the sandbox, with their paths).
+     */
+    SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters);
+
+    /** The file API: the host's own (a path on the host) or through {@code runner}; checks {@code context} itself. */
+    FileSystem workspace(AgentRunner runner, Context context);
+
+    /** Paths of the workspace a watch must not report (the host's temporary files). */
+    default Predicate<String> hiddenFromWatches() {
+        return p -> false;
+    }
+
+    /** Process control beyond the agent's: cgroups and their counters. Defaults: none. */
+    interface ProcessControl {
+        /** Called between SPAWNED and GO with the agent's pid of the command; null, or why it must not run. */
+        default String place(int agentPid, int id) {
+            return null;
+        }
+
+        default boolean hasGroup(int id) {
+            return false;
+        }
+
+        default void signalGroup(int id, boolean kill) {
+        }
+
+        default void pruneGroups(IntPredicate live) {
+        }
+
+        /** The OOM-kill count, or -1 for the agent's own report (containers: the agent reads its cgroup). */
+        default long oomKills() {
+            return -1;
+        }
+
+        default long pidsDenied() {
+            return -1;
+        }
+    }
+
+    default ProcessControl processControl() {
+        return new ProcessControl() {
+        };
+    }
+
+    /** Why the isolation is gone though nobody closed the sandbox (the jail exited), or null; called often: cheap. */
+    default String whyGone() {
+        return null;
+    }
+
+    /** Why the agent's channel ended under an open sandbox ({@code why}: the channel's reason), for people. */
+    String death(String why);
+
+    /** Why a command that ended with 137 was killed from outside (its container stopped), or null. */
+    default String killedFromOutside() {
+        return null;
+    }
+
+    /** The error of a call after close; {@code deathDetail} is why the sandbox closed itself, or null. */
+    SandboxException closedError(String deathDetail);
+
+    /** The backend's error translation point, for what {@link AgentSandbox} must report. */
+    SandboxException error(ErrorKind kind, String message, Throwable cause);
+
+    /** Before the agent's channel closes (a host whose pipe can block a sender releases it here). */
+    default void beforeChannelClose() {
+    }
+
+    /** Removes everything {@link #start} made; called once, after every command ended; must not throw. */
+    void close();
+}
