@@ -5,7 +5,8 @@
 #
 # The tests link the agent's units from MAIN_C_DIR with the host's gcc (CC overrides it), with AddressSanitizer and
 # UBSan where the compiler has them, and run against the golden frames in GOLDEN_DIR and the agent binary this build
-# made for the host (NATIVE_DIR/linux-<arch>/sbx-agent). The last line of their output is "N passed, N failed"; any
+# made for the host (NATIVE_DIR/linux-<arch>/sbx-agent), and the other architecture's under qemu-user when both are
+# there. The last line of their output is "N passed, N failed"; any
 # failure, or a test that does not compile, fails the build.
 set -eu
 
@@ -21,10 +22,20 @@ if [ "${7:-false}" = true ]; then
 fi
 cc=${CC:-gcc}
 case "$(uname -m)" in
-    x86_64 | amd64) arch=x86_64 ;;
-    aarch64 | arm64) arch=aarch64 ;;
-    *) arch=$(uname -m) ;;
+    x86_64 | amd64) arch=x86_64 other=aarch64 ;;
+    aarch64 | arm64) arch=aarch64 other=x86_64 ;;
+    *) arch=$(uname -m) other= ;;
 esac
+# the other architecture's agent runs under qemu-user when the build made it and qemu is installed
+cross=
+if [ -n "$other" ] && [ -x "$native_dir/linux-$other/sbx-agent" ]; then
+    for q in "qemu-$other-static" "qemu-$other"; do
+        if command -v "$q" >/dev/null 2>&1; then
+            cross="$native_dir/linux-$other/sbx-agent $(command -v "$q")"
+            break
+        fi
+    done
+fi
 
 mkdir -p "$build_dir"
 cflags="-O1 -g -Wall -Wextra -Werror -I$gen_dir -I$main_dir -I$test_dir"
@@ -38,4 +49,5 @@ fi
 # shellcheck disable=SC2086
 "$cc" $cflags $sanitize -o "$build_dir/test-agent" "$test_dir/test-agent.c" "$main_dir/sbx-frame.c" "$main_dir/sbx-ring.c"
 echo "[INFO] sandbox-core C unit tests: $build_dir/test-agent"
-ASAN_OPTIONS=detect_leaks=1 "$build_dir/test-agent" "$golden_dir" "$native_dir/linux-$arch/sbx-agent"
+# shellcheck disable=SC2086
+ASAN_OPTIONS=detect_leaks=1 "$build_dir/test-agent" "$golden_dir" "$native_dir/linux-$arch/sbx-agent" $cross

@@ -1,16 +1,18 @@
 /*
  * The agent's C unit tests (run by run-c-tests.sh from Maven's test phase):
  *
- *   test-agent GOLDEN_DIR AGENT_BINARY
+ *   test-agent GOLDEN_DIR AGENT_BINARY [OTHER_ARCH_AGENT_BINARY QEMU]
  *
  * They link the agent's units (sbx-frame.c, sbx-ring.c) and test the frame parser and encoders against the golden
  * frames of src/test/resources/agent-frames (which AgentFramesTest pins to AgentProtocol's codec, so both sides
  * agree on the same bytes), the bounds of string-list parsing, the output ring's arithmetic, and, through the built
- * binary, that the agent greets with the golden READY and that a bad frame length ends it.
+ * binaries (this architecture's, and the other's under qemu-user when there is one), that the agent greets with the
+ * golden READY, refuses the golden bad list, ends on a bad frame length, and reports file changes through WATCH.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -18,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +31,8 @@
 
 static const char *golden_dir;
 static const char *agent_binary;
+static const char *other_binary; /* the other architecture's agent, run under qemu: optional */
+static const char *qemu;
 
 /* The golden file NAME.bin (malloc'd), or NULL. */
 static unsigned char *golden(const char *name, size_t *len)
@@ -593,85 +599,349 @@ static void no_ring_sends_nothing(void)
 
 /* --- the built agent, black-box ------------------------------------------------------------------------- */
 
-/* Reads exactly n bytes from fd within 10 s; returns 0 or -1. */
-static int read_exactly(int fd, unsigned char *b, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        struct pollfd p = { fd, POLLIN, 0 };
-        if (poll(&p, 1, 10000) <= 0)
-            return -1;
-        ssize_t r = read(fd, b + got, n - got);
-        if (r <= 0)
-            return -1;
-        got += (size_t) r;
-    }
-    return 0;
-}
+struct agent {
+    pid_t pid;
+    int in, out, err;     /* its stdin, stdout, stderr (our ends) */
+    unsigned char buf[1 << 16];
+    size_t len;           /* bytes in buf */
+    size_t taken;         /* of them, the frame agent_frame last returned */
+};
 
-static void the_agent_says_ready_answers_a_bad_list_and_ends_on_a_bad_length(void)
+/* Starts argv[0] with argv on three pipes; returns 0 or -1. */
+static int agent_start(struct agent *a, char *const argv[])
 {
-    CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
     int in[2], out[2], err[2];
-    CHECK_OR_STOP(pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0);
-    pid_t pid = fork();
-    CHECK_OR_STOP(pid >= 0);
-    if (pid == 0) {
+    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+        return -1;
+    a->pid = fork();
+    if (a->pid < 0)
+        return -1;
+    if (a->pid == 0) {
         dup2(in[0], 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
-        execl(agent_binary, agent_binary, (char *) NULL);
+        execv(argv[0], argv);
         _exit(127);
     }
     close(in[0]);
     close(out[1]);
     close(err[1]);
+    a->in = in[1];
+    a->out = out[0];
+    a->err = err[0];
+    a->len = a->taken = 0;
+    return 0;
+}
+
+static int agent_send(struct agent *a, const unsigned char *b, size_t n)
+{
+    return write(a->in, b, n) == (ssize_t) n ? 0 : -1;
+}
+
+static int agent_send_golden(struct agent *a, const char *name)
+{
     size_t n;
-    unsigned char *ready = golden("ready", &n), got[256];
-    CHECK(ready != NULL && read_exactly(out[0], got, n) == 0 && memcmp(got, ready, n) == 0);
+    unsigned char *b = golden(name, &n);
+    int r = b != NULL ? agent_send(a, b, n) : -1;
+    free(b);
+    return r;
+}
+
+/* The agent's next frame (its payload stays valid until the next call), within 10 s; 0 or -1. */
+static int agent_frame(struct agent *a, struct frame *f)
+{
+    memmove(a->buf, a->buf + a->taken, a->len - a->taken);
+    a->len -= a->taken;
+    a->taken = 0;
+    for (;;) {
+        int r = frame_split(a->buf, a->len, f);
+        if (r == FRAME_WHOLE) {
+            a->taken = f->size;
+            return 0;
+        }
+        if (r == FRAME_BAD || f->size > sizeof a->buf)
+            return -1;
+        struct pollfd p = { a->out, POLLIN, 0 };
+        if (poll(&p, 1, 10000) <= 0)
+            return -1;
+        ssize_t n = read(a->out, a->buf + a->len, sizeof a->buf - a->len);
+        if (n <= 0)
+            return -1;
+        a->len += (size_t) n;
+    }
+}
+
+/* Waits up to 10 s for the agent to exit; returns its wait status, or -1 (then it is killed). */
+static int agent_wait(struct agent *a)
+{
+    int status = 0;
+    for (int i = 0; i < 1000; i++) {
+        if (waitpid(a->pid, &status, WNOHANG) == a->pid)
+            return status;
+        usleep(10000);
+    }
+    kill(a->pid, SIGKILL);
+    waitpid(a->pid, &status, 0);
+    return -1;
+}
+
+static void agent_close(struct agent *a)
+{
+    close(a->in);
+    close(a->out);
+    close(a->err);
+}
+
+/* READY as the golden frame, FAILED for the golden bad list, exit 2 and the diagnostic on the golden bad length. */
+static void ready_bad_list_bad_length(char *const argv[])
+{
+    static struct agent a;
+    CHECK_OR_STOP(agent_start(&a, argv) == 0);
+    struct frame f;
+    size_t n;
+    unsigned char *ready = golden("ready", &n);
+    CHECK(ready != NULL && agent_frame(&a, &f) == 0 && f.size == n && memcmp(a.buf, ready, n) == 0);
     free(ready);
 
-    unsigned char *bad = golden("spawn-bad-list", &n);
-    CHECK(bad != NULL && write(in[1], bad, n) == (ssize_t) n);
-    free(bad);
+    CHECK(agent_send_golden(&a, "spawn-bad-list") == 0);
     static const char why[] = "bad SPAWN frame: bad list length";
-    unsigned char expect[SBX_HEADER + sizeof why - 1];
-    put32(expect, 5 + sizeof why - 1);
-    expect[4] = SBX_FAILED;
-    put32(expect + 5, 10);
-    memcpy(expect + SBX_HEADER, why, sizeof why - 1);
-    CHECK(read_exactly(out[0], got, sizeof expect) == 0 && memcmp(got, expect, sizeof expect) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && f.type == SBX_FAILED && f.id == 10 && f.len == sizeof why - 1
+          && memcmp(f.payload, why, sizeof why - 1) == 0);
 
-    bad = golden("bad-length-long", &n);
-    CHECK(bad != NULL && write(in[1], bad, n) == (ssize_t) n);
-    free(bad);
-    int status = 0;
-    for (int i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++)
-        usleep(10000);
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        CHECK_FAIL("the agent did not end on a bad frame length");
-    } else {
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 2);
-    }
+    CHECK(agent_send_golden(&a, "bad-length-long") == 0);
+    int status = agent_wait(&a);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2);
     char diag[1024] = { 0 };
-    ssize_t r = read(err[0], diag, sizeof diag - 1);
+    ssize_t r = read(a.err, diag, sizeof diag - 1);
     CHECK(r > 0 && strstr(diag, "sbx-agent: bad frame length 16777217: closing") != NULL);
-    close(in[1]);
-    close(out[0]);
-    close(err[0]);
+    agent_close(&a);
+}
+
+static void the_agent_says_ready_answers_a_bad_list_and_ends_on_a_bad_length(void)
+{
+    CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
+    char *argv[] = { (char *) agent_binary, NULL };
+    ready_bad_list_bad_length(argv);
+}
+
+/* The same for the other architecture's binary, under qemu-user (run only when both are there). */
+static void the_other_architectures_agent_does_the_same_under_qemu(void)
+{
+    char *argv[] = { (char *) qemu, (char *) other_binary, NULL };
+    ready_bad_list_bad_length(argv);
+}
+
+/* Appends a string list of count strings to b at *n. */
+static void put_strings(unsigned char *b, size_t *n, int count, const char *const strings[])
+{
+    put32(b + *n, (uint32_t) count);
+    *n += 4;
+    for (int i = 0; i < count; i++) {
+        size_t l = strlen(strings[i]);
+        put32(b + *n, (uint32_t) l);
+        memcpy(b + *n + 4, strings[i], l);
+        *n += 4 + l;
+    }
+}
+
+/* Frames the payload b[HEADER..n) as type and id in place. */
+static void put_frame_header(unsigned char *b, size_t n, int type, int32_t id)
+{
+    put32(b, (uint32_t) n - 4);
+    b[4] = (unsigned char) type;
+    put32(b + 5, (uint32_t) id);
+}
+
+/* A WATCH frame (recursive) of dir, reported as "w". */
+static size_t watch_frame(unsigned char *b, int32_t id, const char *dir)
+{
+    size_t n = SBX_HEADER;
+    b[n++] = 1;
+    const char *const strings[] = { dir, "w" };
+    put_strings(b, &n, 2, strings);
+    put_frame_header(b, n, SBX_WATCH, id);
+    return n;
+}
+
+/* A SPAWN frame of argv in cwd "/", no env, no keep. */
+static size_t spawn_frame(unsigned char *b, int32_t id, int argc, const char *const argv[])
+{
+    size_t n = SBX_HEADER;
+    const char *const cwd[] = { "/" };
+    put_strings(b, &n, argc, argv);
+    put_strings(b, &n, 0, NULL);
+    put_strings(b, &n, 1, cwd);
+    put_frame_header(b, n, SBX_SPAWN, id);
+    return n;
+}
+
+/* Whether f is FAILED for id with exactly message. */
+static int is_failed(const struct frame *f, int32_t id, const char *message)
+{
+    return f->type == SBX_FAILED && f->id == id && f->len == strlen(message)
+           && memcmp(f->payload, message, f->len) == 0;
+}
+
+/* The records of one WATCH_EVENTS payload as "KIND dir path<-from" lines appended to out; -1 if malformed. */
+static int records(const unsigned char *p, size_t len, char *out, size_t cap)
+{
+    static const char *const kinds[] = { "CREATE", "WRITE", "REMOVE", "RENAME", "CHMOD" };
+    size_t i = 0;
+    while (i < len) {
+        if (len - i < EVENT_FIXED || p[i] > SBX_EVENT_CHMOD)
+            return -1;
+        uint32_t lp = get32(p + i + 18);
+        if (lp > len - i - EVENT_FIXED)
+            return -1;
+        uint32_t lf = get32(p + i + 22 + lp);
+        if (lf > len - i - EVENT_FIXED - lp)
+            return -1;
+        size_t o = strlen(out);
+        snprintf(out + o, cap - o, "%s %d %.*s<-%.*s\n", kinds[p[i]], p[i + 1], (int) lp, (const char *) p + i + 22,
+                 (int) lf, (const char *) p + i + 26 + lp);
+        i += EVENT_FIXED + lp + lf;
+    }
+    return 0;
+}
+
+/* Collects WATCH_EVENTS of watch id until want is in the text (or 10 s pass); returns whether it came. */
+static int events_until(struct agent *a, int32_t id, char *text, size_t cap, const char *want)
+{
+    while (strstr(text, want) == NULL) {
+        struct frame f;
+        if (agent_frame(a, &f) != 0)
+            return 0;
+        if (f.type == SBX_WATCH_EVENTS && f.id == id && records(f.payload, f.len, text, cap) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static void a_watch_reports_changes_through_the_protocol(void)
+{
+    CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
+    char dir[] = "/tmp/sbx-test-watch-XXXXXX";
+    CHECK_OR_STOP(mkdtemp(dir) != NULL);
+    static struct agent a;
+    char *argv[] = { (char *) agent_binary, NULL };
+    CHECK_OR_STOP(agent_start(&a, argv) == 0);
+    struct frame f;
+    CHECK(agent_frame(&a, &f) == 0 && f.type == SBX_READY);
+
+    /* WATCH 9, recursive, [dir, "w"]: the golden WATCH's shape with this test's directory */
+    unsigned char watch[256];
+    size_t n = watch_frame(watch, 9, dir);
+    CHECK(agent_send(&a, watch, n) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && f.type == SBX_WATCHING && f.id == 9 && f.len == 4 && get32(f.payload) == 1);
+
+    char path[128], text[8192] = { 0 };
+    snprintf(path, sizeof path, "%s/a.txt", dir);
+    int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK(events_until(&a, 9, text, sizeof text, "CREATE 0 w/a.txt<-\n"));
+    snprintf(path, sizeof path, "%s/sub", dir);
+    CHECK(mkdir(path, 0700) == 0);
+    CHECK(events_until(&a, 9, text, sizeof text, "CREATE 1 w/sub<-\n"));
+    /* the new directory is watched too (recursive) */
+    snprintf(path, sizeof path, "%s/sub/b", dir);
+    CHECK(mkdir(path, 0700) == 0);
+    CHECK(events_until(&a, 9, text, sizeof text, "CREATE 1 w/sub/b<-\n"));
+    if (check_failures_here)
+        fprintf(stderr, "events seen:\n%s", text);
+
+    /* a second WATCH with the same id is refused; UNWATCH ends it; closing stdin ends the agent with 0 */
+    CHECK(agent_send(&a, watch, n) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && is_failed(&f, 9, "duplicate watch id"));
+    size_t un;
+    unsigned char *unwatch = golden("unwatch", &un);
+    CHECK(unwatch != NULL && agent_send(&a, unwatch, un) == 0);
+    free(unwatch);
+    close(a.in);
+    a.in = -1;
+    int status = agent_wait(&a);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    agent_close(&a);
+    char rm[256];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    CHECK(system(rm) == 0);
+}
+
+static void commands_and_watches_share_one_id_space(void)
+{
+    CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
+    /* absolute: the agent starts the reaper after a chdir to the command's directory */
+    char reaper[PATH_MAX + 32], abs[PATH_MAX];
+    CHECK_OR_STOP(realpath(agent_binary, abs) != NULL);
+    snprintf(reaper, sizeof reaper, "--reaper=%s", abs);
+    char *slash = strrchr(reaper, '/');
+    CHECK_OR_STOP(slash != NULL);
+    snprintf(slash + 1, sizeof reaper - (size_t) (slash + 1 - reaper), "sbx-reaper");
+    CHECK_OR_STOP(access(reaper + strlen("--reaper="), X_OK) == 0);
+    static struct agent a;
+    char *argv[] = { (char *) agent_binary, reaper, NULL };
+    CHECK_OR_STOP(agent_start(&a, argv) == 0);
+    struct frame f;
+    CHECK(agent_frame(&a, &f) == 0 && f.type == SBX_READY);
+
+    /* command 5, held at its gate; a watch may not take its id */
+    unsigned char b[256];
+    const char *const cmd[] = { "true" };
+    CHECK(agent_send(&a, b, spawn_frame(b, 5, 1, cmd)) == 0);
+    int got = agent_frame(&a, &f);
+    CHECK(got == 0 && f.type == SBX_SPAWNED && f.id == 5 && f.len == 4);
+    if (got == 0 && f.type != SBX_SPAWNED)
+        fprintf(stderr, "got type %d id %d: %.*s\n", f.type, f.id, (int) f.len, (const char *) f.payload);
+    CHECK(agent_send(&a, b, watch_frame(b, 5, "/")) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && is_failed(&f, 5, "duplicate watch id"));
+    CHECK(agent_send(&a, b, spawn_frame(b, 5, 1, cmd)) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && is_failed(&f, 5, "duplicate command id"));
+
+    /* watch 6 (not recursive would do, but the golden shape is recursive: watch a small tree) */
+    char dir[] = "/tmp/sbx-test-ids-XXXXXX";
+    CHECK_OR_STOP(mkdtemp(dir) != NULL);
+    CHECK(agent_send(&a, b, watch_frame(b, 6, dir)) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && f.type == SBX_WATCHING && f.id == 6);
+    CHECK(agent_send(&a, b, spawn_frame(b, 6, 1, cmd)) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && is_failed(&f, 6, "duplicate command id"));
+    const char *const none[] = { NULL };
+    CHECK(agent_send(&a, b, spawn_frame(b, 7, 0, none)) == 0);
+    CHECK(agent_frame(&a, &f) == 0 && is_failed(&f, 7, "empty command"));
+
+    /* the host goes: the held command's reaper is told to end, the agent exits 0 */
+    close(a.in);
+    a.in = -1;
+    int status = agent_wait(&a);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* the reaper, re-parented to this test (a subreaper), ends too */
+    int reaped = 0;
+    for (int i = 0; i < 500 && !reaped; i++) {
+        pid_t p = waitpid(-1, &status, WNOHANG);
+        if (p > 0)
+            reaped = 1;
+        else
+            usleep(10000);
+    }
+    CHECK(reaped);
+    agent_close(&a);
+    CHECK(rmdir(dir) == 0);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test-agent GOLDEN_DIR AGENT_BINARY\n");
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: test-agent GOLDEN_DIR AGENT_BINARY [OTHER_ARCH_AGENT_BINARY QEMU]\n");
         return 2;
     }
     golden_dir = argv[1];
     agent_binary = argv[2];
+    if (argc == 5) {
+        other_binary = argv[3];
+        qemu = argv[4];
+    }
     signal(SIGPIPE, SIG_IGN);
+    /* what the agents started and left behind is re-parented here, to be reaped and checked */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
     RUN(golden_frames_split_whole);
     RUN(every_prefix_of_a_frame_is_partial);
@@ -696,5 +966,11 @@ int main(int argc, char **argv)
     RUN(a_ring_filled_exactly_to_its_end_sends_one_frame);
     RUN(no_ring_sends_nothing);
     RUN(the_agent_says_ready_answers_a_bad_list_and_ends_on_a_bad_length);
+    if (other_binary != NULL)
+        RUN(the_other_architectures_agent_does_the_same_under_qemu);
+    else
+        printf("skip the_other_architectures_agent_does_the_same_under_qemu: no other-architecture binary or qemu\n");
+    RUN(a_watch_reports_changes_through_the_protocol);
+    RUN(commands_and_watches_share_one_id_space);
     return checks_done();
 }
