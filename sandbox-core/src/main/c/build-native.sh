@@ -1,16 +1,18 @@
 #!/bin/sh
 # Builds the jail's static native helpers for linux-x86_64 and linux-aarch64 (run by Maven, see pom.xml).
 #
-#   build-native.sh SRC_DIR OUT_DIR REQUIRE_ALL GEN_DIR PROTOCOL_JAVA
+#   build-native.sh SRC_DIR OUT_DIR REQUIRE_ALL GEN_DIR JAVA_DIR
 #
-# Each program is linked from its units (the lists below). The agent's protocol constants are generated first from
-# PROTOCOL_JAVA (AgentProtocol.java) into GEN_DIR/sbx-protocol.h (gen-protocol.sh).
+# Each program is linked from its units (the lists below). The protocols' constants are generated first
+# (gen-protocol.sh) from the Java classes that define them, under JAVA_DIR (src/main/java/dev/sandbox4j/core):
+# AgentProtocol.java into GEN_DIR/sbx-protocol.h (SBX_*), egress/RelayMux.java into GEN_DIR/sbx-relay-protocol.h
+# (RELAY_*).
 #
 # The host's own architecture is built with `gcc` (CC overrides it): a missing gcc or a failed compilation
 # fails the build. The other architecture needs its cross compiler (x86_64-linux-gnu-gcc or
 # aarch64-linux-gnu-gcc, Debian packages gcc-<triple> + libc6-dev-<arch>-cross): when it is missing the
 # build only warns, unless REQUIRE_ALL is true (release and CI builds). A binary newer than its source,
-# its units, every header (sbx-protocol.h included) and these scripts is kept as it is.
+# its units, every header (the generated ones included) and these scripts is kept as it is.
 set -eu
 
 # absolute: each compiler runs in the source directory, with the units' plain names
@@ -18,7 +20,7 @@ src_dir=$(cd "$1" && pwd)
 out_dir=$(mkdir -p "$2" && cd "$2" && pwd)
 require_all=${3:-false}
 gen_dir=$(mkdir -p "$4" && cd "$4" && pwd)
-protocol_java=$5
+java_dir=$5
 cflags="-static -O2 -Wall -Wextra -Werror -s"
 programs="sbx-reaper sbx-agent sbx-relay"
 
@@ -30,7 +32,8 @@ units() {
     esac
 }
 
-sh "$src_dir/gen-protocol.sh" "$protocol_java" SBX_ "$gen_dir/sbx-protocol.h"
+sh "$src_dir/gen-protocol.sh" "$java_dir/AgentProtocol.java" SBX_ "$gen_dir/sbx-protocol.h"
+sh "$src_dir/gen-protocol.sh" "$java_dir/egress/RelayMux.java" RELAY_ "$gen_dir/sbx-relay-protocol.h"
 headers=$(cd "$src_dir" && echo *.h)
 
 case "$(uname -m)" in
@@ -64,8 +67,8 @@ for arch in x86_64 aarch64; do
                 fresh=false
             fi
         done
-        # sbx-protocol.h is rewritten only when the protocol's constants change
-        for dep in "$gen_dir/sbx-protocol.h" "$0" "$src_dir/gen-protocol.sh"; do
+        # the generated headers are rewritten only when the protocols' constants change
+        for dep in "$gen_dir"/*.h "$0" "$src_dir/gen-protocol.sh"; do
             if ! [ "$out" -nt "$dep" ]; then
                 fresh=false
             fi

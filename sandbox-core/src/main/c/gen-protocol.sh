@@ -4,8 +4,8 @@
 #   gen-protocol.sh JAVA_FILE PREFIX OUT_H
 #
 # Takes every `static final byte|int NAME = VALUE;` between the lines `// wire constants: begin` and
-# `// wire constants: end` of JAVA_FILE and writes `#define PREFIX<NAME> (VALUE)` to OUT_H. VALUE must be a
-# literal expression C reads the same way (digits, spaces, parentheses, << and + -): anything else in the block
+# `// wire constants: end` of JAVA_FILE (comments and blank lines aside) and writes `#define PREFIX<NAME> (VALUE)`
+# to OUT_H. VALUE must be a decimal number or `N << M`, which C reads as Java does: anything else in the block
 # (another declaration, a cast, a reference to another constant) fails the build instead of reaching C half-read.
 # OUT_H is rewritten only when its text changes, so an unchanged protocol does not make the binaries stale.
 set -eu
@@ -18,7 +18,7 @@ tmp=$out.tmp.$$
 mkdir -p "$(dirname "$out")"
 if ! awk -v prefix="$prefix" -v src="${java##*/}" -v guard="$(basename "$out" | tr 'a-z.-' 'A-Z__')" '
     BEGIN { state = 0 }
-    /\/\/ wire constants: begin/ { state = 1; print "/* Generated from " src " by gen-protocol.sh: do not edit (see PROTOCOL.md). */"
+    /\/\/ wire constants: begin/ { if (state != 0) exit 3; state = 1; print "/* Generated from " src " by gen-protocol.sh: do not edit (see PROTOCOL.md). */"
                                    print "#ifndef " guard; print "#define " guard; next }
     /\/\/ wire constants: end/ { if (state != 1) exit 3; state = 2; print "#endif"; next }
     state != 1 { next }
@@ -33,7 +33,7 @@ if ! awk -v prefix="$prefix" -v src="${java##*/}" -v guard="$(basename "$out" | 
         sub(/^static final (byte|int) /, "", decl)
         name = decl; sub(/ = .*$/, "", name)
         value = decl; sub(/^[A-Z0-9_]* = /, "", value); sub(/;$/, "", value)
-        if (value !~ /^[0-9 ()<+-]+$/) {
+        if (value !~ /^[0-9]+( << [0-9]+)?$/) {
             print "gen-protocol.sh: " src ": " name " = " value " is not a literal C reads the same way" > "/dev/stderr"
             bad = 1; next
         }
@@ -43,7 +43,7 @@ if ! awk -v prefix="$prefix" -v src="${java##*/}" -v guard="$(basename "$out" | 
     END { if (bad || state != 2 || n == 0) exit 2 }
 ' "$java" > "$tmp"; then
     rm -f "$tmp"
-    echo "[ERROR] sandbox-core native: no wire constants read from $java (want a '// wire constants: begin'" \
+    echo "[ERROR] sandbox-core native: cannot generate $out from $java (want one '// wire constants: begin'" \
         "... '// wire constants: end' block of literal constants)" >&2
     exit 1
 fi
