@@ -1,13 +1,21 @@
 /*
  * check.h: the smallest test runner that serves the agent's C unit tests. A test is a `static void name(void)`
  * listed in main with RUN(name); CHECK(cond) and its variants record a failure (with file and line) and let the
- * test go on; a failed CHECK_OR_STOP returns from the test. checks_done() prints "N passed, N failed" (tests, not
- * checks) and returns main's exit status.
+ * test go on; a failed CHECK_OR_STOP returns from the test. Each test runs in a child process of its own (fresh
+ * state, and a crash, a sanitizer report or a hang past CHECK_TIMEOUT seconds fails that test only), as a child
+ * subreaper, so whatever the programs it starts leave behind is re-parented to it. checks_done() prints
+ * "N passed, N failed" (tests, not checks) and returns main's exit status.
  */
 #ifndef SBX_CHECK_H
 #define SBX_CHECK_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK_TIMEOUT 120
 
 static int check_failures_here; /* failed checks in the running test */
 static int checks_passed, checks_failed;
@@ -60,14 +68,28 @@ static const char *check_test;
 #define RUN(test)                                                                                             \
     do {                                                                                                      \
         check_test = #test;                                                                                   \
-        check_failures_here = 0;                                                                              \
-        test();                                                                                               \
-        if (check_failures_here == 0) {                                                                       \
+        fflush(stdout);                                                                                       \
+        fflush(stderr);                                                                                       \
+        pid_t check_pid_ = fork();                                                                            \
+        if (check_pid_ == 0) {                                                                                \
+            prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);                                                        \
+            alarm(CHECK_TIMEOUT);                                                                             \
+            check_failures_here = 0;                                                                          \
+            test();                                                                                           \
+            fflush(stderr);                                                                                   \
+            exit(check_failures_here == 0 ? 0 : 1);                                                           \
+        }                                                                                                     \
+        int check_status_ = 0;                                                                                \
+        if (check_pid_ > 0 && waitpid(check_pid_, &check_status_, 0) == check_pid_ && WIFEXITED(check_status_) \
+            && WEXITSTATUS(check_status_) == 0) {                                                             \
             checks_passed++;                                                                                  \
             printf("ok   %s\n", #test);                                                                       \
         } else {                                                                                              \
             checks_failed++;                                                                                  \
-            printf("FAIL %s\n", #test);                                                                       \
+            if (check_pid_ > 0 && WIFSIGNALED(check_status_))                                                 \
+                printf("FAIL %s (killed by signal %d)\n", #test, WTERMSIG(check_status_));                    \
+            else                                                                                              \
+                printf("FAIL %s\n", #test);                                                                   \
         }                                                                                                     \
         fflush(stdout);                                                                                       \
     } while (0)

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -359,6 +358,45 @@ static void golden_watch_payload_parses(void)
     CHECK(p == f.payload + f.len);
     free_strings(v);
     free(b);
+}
+
+/* Random bytes with a plausible header, split and parsed as the agent would: the sanitizers catch any read past the
+   end, and every result must be one of the three outcomes with a consistent size. */
+static void random_bytes_are_split_and_parsed_within_their_bounds(void)
+{
+    srand(20261127);
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t) rand() % 200;
+        unsigned char *b = malloc(n ? n : 1);
+        for (size_t i = 0; i < n; i++)
+            b[i] = (unsigned char) rand();
+        if (n >= SBX_HEADER && rand() % 4 != 0) {
+            put32(b, 5 + (uint32_t) rand() % (uint32_t) (n - 4)); /* mostly a length that fits */
+            b[4] = rand() % 2 ? SBX_SPAWN : (unsigned char) rand();
+        }
+        struct frame f;
+        int r = frame_split(b, n, &f);
+        if (r == FRAME_WHOLE) {
+            if (f.size > n || f.len + SBX_HEADER != f.size) {
+                CHECK_FAIL("round %d: a whole frame of %zu bytes in %zu", round, f.size, n);
+                free(b);
+                break;
+            }
+            /* the payload alone, in a buffer of its exact size: a read past the frame is a read past the buffer */
+            unsigned char *payload = malloc(f.len ? f.len : 1);
+            memcpy(payload, f.payload, f.len);
+            struct spawn_args a;
+            const char *why = NULL;
+            if (parse_spawn(payload, f.len, &a, &why) == 0)
+                free_spawn(&a);
+            else if (why == NULL)
+                CHECK_FAIL("round %d: refused without a reason", round);
+            free(payload);
+        } else if (r == FRAME_PARTIAL && f.size <= n) {
+            CHECK_FAIL("round %d: partial, yet the %zu bytes it needs are there", round, f.size);
+        }
+        free(b);
+    }
 }
 
 /* --- frames to the host: the encoders against the golden frames ------------------------------------------- */
@@ -913,7 +951,7 @@ static void commands_and_watches_share_one_id_space(void)
     a.in = -1;
     int status = agent_wait(&a);
     CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    /* the reaper, re-parented to this test (a subreaper), ends too */
+    /* the reaper, re-parented to this test (a subreaper, see check.h), ends too */
     int reaped = 0;
     for (int i = 0; i < 500 && !reaped; i++) {
         pid_t p = waitpid(-1, &status, WNOHANG);
@@ -940,8 +978,6 @@ int main(int argc, char **argv)
         qemu = argv[4];
     }
     signal(SIGPIPE, SIG_IGN);
-    /* what the agents started and left behind is re-parented here, to be reaped and checked */
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 
     RUN(golden_frames_split_whole);
     RUN(every_prefix_of_a_frame_is_partial);
@@ -953,6 +989,7 @@ int main(int argc, char **argv)
     RUN(golden_spawn_with_a_bad_list_is_refused);
     RUN(every_truncation_of_spawn_fails_cleanly_or_parses);
     RUN(string_lists_stay_inside_their_bounds);
+    RUN(random_bytes_are_split_and_parsed_within_their_bounds);
     RUN(golden_watch_payload_parses);
     RUN(encoders_write_the_golden_frames);
     RUN(output_read_straight_into_the_queue_is_the_golden_stdout);
