@@ -7,6 +7,8 @@
  *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom]
  *   sbx-agent --workspace-tmpfs=PID,BYTES,INODES[,huge]       (host side, see workspace_tmpfs)
  *
+ * --oom (containers): each EXIT carries the OOM-kill count of the container's memory cgroup (else -1).
+ *
  * Units: this file (the poll loop, commands, the sweep), sbx-frame.c (the frame codec and the queue to the host),
  * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-proc.h (process trees, shared with
  * sbx-reaper). build-native.sh links them into one static binary.
@@ -14,7 +16,7 @@
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
  * by the SPAWN env, nothing else; RLIMIT_NPROC = N + 2 (the agent and the jail's init; the agent has one
- * thread) and RLIMIT_DATA = BYTES (soft = hard) when given. Memory is bounded: at most OUT_CAP bytes of
+ * thread), N + 1 when the agent is the init itself, and RLIMIT_DATA = BYTES (soft = hard) when given. Memory is bounded: at most OUT_CAP bytes of
  * command output wait for the host (beyond that the commands' pipes are not read: backpressure), at most
  * STDIN_CAP bytes of stdin wait for commands and at most OUT_HARD bytes of frames for the host (beyond
  * either, the host's frames are not read), and one input frame is at most SBX_MAX_FRAME bytes (a bigger or
