@@ -1,20 +1,40 @@
 #!/bin/sh
 # Builds the jail's static native helpers for linux-x86_64 and linux-aarch64 (run by Maven, see pom.xml).
 #
-#   build-native.sh SRC_DIR OUT_DIR REQUIRE_ALL
+#   build-native.sh SRC_DIR OUT_DIR REQUIRE_ALL GEN_DIR JAVA_DIR
+#
+# Each program is linked from its units (the lists below). The protocols' constants are generated first
+# (gen-protocol.sh) from the Java classes that define them, under JAVA_DIR (src/main/java/dev/sandbox4j/core):
+# AgentProtocol.java into GEN_DIR/sbx-protocol.h (SBX_*), egress/RelayMux.java into GEN_DIR/sbx-relay-protocol.h
+# (RELAY_*).
 #
 # The host's own architecture is built with `gcc` (CC overrides it): a missing gcc or a failed compilation
 # fails the build. The other architecture needs its cross compiler (x86_64-linux-gnu-gcc or
 # aarch64-linux-gnu-gcc, Debian packages gcc-<triple> + libc6-dev-<arch>-cross): when it is missing the
 # build only warns, unless REQUIRE_ALL is true (release and CI builds). A binary newer than its source,
-# its headers and this script is kept as it is.
+# its units, every header (the generated ones included) and these scripts is kept as it is.
 set -eu
 
-src_dir=$1
-out_dir=$2
+# absolute: each compiler runs in the source directory, with the units' plain names
+src_dir=$(cd "$1" && pwd)
+out_dir=$(mkdir -p "$2" && cd "$2" && pwd)
 require_all=${3:-false}
+gen_dir=$(mkdir -p "$4" && cd "$4" && pwd)
+java_dir=$5
 cflags="-static -O2 -Wall -Wextra -Werror -s"
 programs="sbx-reaper sbx-agent sbx-relay"
+
+# the translation units of each program
+units() {
+    case $1 in
+        sbx-agent) echo "sbx-agent.c sbx-frame.c sbx-ring.c sbx-watch.c" ;;
+        *) echo "$1.c" ;;
+    esac
+}
+
+sh "$src_dir/gen-protocol.sh" "$java_dir/AgentProtocol.java" SBX_ "$gen_dir/sbx-protocol.h"
+sh "$src_dir/gen-protocol.sh" "$java_dir/egress/RelayMux.java" RELAY_ "$gen_dir/sbx-relay-protocol.h"
+headers=$(cd "$src_dir" && echo *.h)
 
 case "$(uname -m)" in
     x86_64 | amd64) host=x86_64 ;;
@@ -42,8 +62,14 @@ for arch in x86_64 aarch64; do
     for prog in $programs; do
         out=$out_dir/linux-$arch/$prog
         fresh=true
-        for dep in "$src_dir/$prog.c" "$src_dir"/*.h "$0"; do
-            if [ -f "$dep" ] && ! [ "$out" -nt "$dep" ]; then
+        for dep in $(units "$prog") $headers; do
+            if ! [ "$out" -nt "$src_dir/$dep" ]; then
+                fresh=false
+            fi
+        done
+        # the generated headers are rewritten only when the protocols' constants change
+        for dep in "$gen_dir"/*.h "$0" "$src_dir/gen-protocol.sh"; do
+            if ! [ "$out" -nt "$dep" ]; then
                 fresh=false
             fi
         done
@@ -52,7 +78,7 @@ for arch in x86_64 aarch64; do
         fi
         echo "[INFO] sandbox-core native: $cc $cflags -> linux-$arch/$prog"
         # shellcheck disable=SC2086
-        if ! "$cc" $cflags -o "$out.tmp" "$src_dir/$prog.c"; then
+        if ! (cd "$src_dir" && "$cc" $cflags -I"$gen_dir" -o "$out.tmp" $(units "$prog")); then
             rm -f "$out.tmp"
             echo "[ERROR] sandbox-core native: compiling $prog for linux-$arch failed (the compiler said why above; -static needs libc6-dev)" >&2
             status=1

@@ -1,42 +1,32 @@
 /*
- * sbx-agent: the jail's main process. Speaks the host's frame protocol (AgentProtocol.java) on fd 0 (frames
- * from the host) and fd 1 (frames to the host); fd 2 is a diagnostics channel the host keeps.
+ * sbx-agent: the jail's main process (every sandbox's first process). It speaks the host's frame protocol on fd 0
+ * (frames from the host) and fd 1 (frames to the host); fd 2 is a diagnostics channel the host keeps. The protocol,
+ * its frames and what the agent promises about them (the output cap, SIGNAL and the sweep, when EXIT comes, what
+ * ends the agent) are in PROTOCOL.md; its numbers are generated from AgentProtocol.java into sbx-protocol.h.
  *
  *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom]
+ *   sbx-agent --workspace-tmpfs=PID,BYTES,INODES[,huge]       (host side, see workspace_tmpfs)
  *
- * A frame is: int length (5..MAX_FRAME), byte type, int id, payload[length - 5], big-endian.
- *   host -> agent  SPAWN(argv, env, cwd string lists[, int keep]), GO, STDIN(bytes), STDIN_CLOSE, SIGNAL(15 | 9)
- *   agent -> host  READY(int version), SPAWNED(int pid), FAILED(message), STDOUT, STDERR,
- *                  SKIPPED(byte stream, long bytes, long characters),
- *                  EXIT(int code, 128 + signal; long OOM kills of the sandbox's memory cgroup so far, -1 unknown)
+ * --oom (containers): each EXIT carries the OOM-kill count of the container's memory cgroup (else -1).
  *
- * Output cap (SPAWN's keep, 1..MAX_KEEP): the host keeps only the first and last keep bytes of each stream (its
- * head+tail cap, no listener). The first 2 × keep bytes of a stream go to the host as they come; after them the
- * agent keeps the last keep bytes in a ring and counts the rest, and before EXIT it sends SKIPPED (bytes and
- * UTF-8 characters, counted as bytes that are not continuation bytes, that never went to the host) and then the
- * ring. The host's head+tail of what it gets is byte for byte what it would keep of the whole stream, without
- * a gigabyte crossing the channel. Rings take at most RING_BUDGET bytes in all; a stream that finds no room
- * goes to the host whole.
+ * Units: this file (the poll loop, commands, the sweep), sbx-frame.c (the frame codec and the queue to the host),
+ * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-proc.h (process trees, shared with
+ * sbx-reaper). build-native.sh links them into one static binary.
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
  * by the SPAWN env, nothing else; RLIMIT_NPROC = N + 2 (the agent and the jail's init; the agent has one
- * thread) and RLIMIT_DATA = BYTES (soft = hard) when given. Memory is bounded: at most OUT_CAP bytes of
+ * thread), N + 1 when the agent is the init itself, and RLIMIT_DATA = BYTES (soft = hard) when given. Memory is bounded: at most OUT_CAP bytes of
  * command output wait for the host (beyond that the commands' pipes are not read: backpressure), at most
  * STDIN_CAP bytes of stdin wait for commands and at most OUT_HARD bytes of frames for the host (beyond
- * either, the host's frames are not read), and one input frame is at most MAX_FRAME bytes (a bigger or
- * smaller length ends the agent: the channel cannot be trusted any more).
+ * either, the host's frames are not read), and one input frame is at most SBX_MAX_FRAME bytes (a bigger or
+ * smaller length ends the agent: the channel cannot be trusted any more). Rings take at most RING_BUDGET bytes
+ * in all; a stream that finds no room goes to the host whole.
  *
- * SIGNAL 15 sends SIGTERM to the command's reaper (it forwards it to the tree). SIGNAL 9 sends SIGKILL to
- * the reaper; whatever it kept is re-parented to the jail's init and swept (killed): after SIGNAL 9 and
- * after every command's exit, every process whose parent is the jail's init, other than this agent, is
- * killed with its subtree (only when this agent is pid 2 under a pid 1, as bwrap starts it, or is pid 1
- * itself, as a container's first process, where it also reaps every orphan: run elsewhere, for tests, it
- * never sweeps). --oom (containers) reads the OOM-kill count of the container's memory cgroup for each EXIT. EXIT is sent once the reaper has been reaped and its stdout and stderr
- * reached EOF, or GRACE_NS later (a leftover may hold them).
- *
- * The host closing fd 0 ends the agent: every reaper is told to kill its tree (SIGUSR1), the init's orphans
- * are swept, exit 0.
+ * The sweep: after SIGNAL 9 and after every command's exit, every process whose parent is the jail's init, other
+ * than this agent, is killed with its subtree (only when this agent is pid 2 under a pid 1, as bwrap starts it,
+ * or is pid 1 itself, as a container's first process, where it also reaps every orphan: run elsewhere, for tests,
+ * it never sweeps).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,24 +51,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sbx-frame.h"
 #include "sbx-proc.h"
+#include "sbx-ring.h"
+#include "sbx-watch.h"
 
-enum {
-    SPAWN = 1, GO = 2, STDIN_DATA = 3, STDIN_CLOSE = 4, SIGNAL = 5, WATCH = 6, UNWATCH = 7,
-    SPAWNED = 10, FAILED = 11, STDOUT_DATA = 12, STDERR_DATA = 13, EXIT = 14, READY = 15,
-    WATCHING = 16, WATCH_EVENTS = 17, WATCH_OVERFLOW = 18, SKIPPED = 19
-};
-
-#define PROTOCOL_VERSION 3u          /* as AgentProtocol.VERSION */
-#define HEADER 9
-#define MAX_FRAME (16u << 20)          /* as AgentProtocol.MAX_FRAME */
 #define READ_CHUNK (64u << 10)         /* one read of a command's output = one frame */
 #define OUT_CAP (1u << 20)             /* command output waiting for the host before the pipes pause */
 #define OUT_HARD (4u << 20)            /* frames of any kind waiting for the host before host input pauses */
 #define STDIN_CAP (16u << 20)          /* stdin bytes queued for commands before host input pauses */
 #define MAX_COMMANDS 4096
 #define GRACE_NS (300LL * 1000 * 1000)
-#define MAX_KEEP (1u << 20)            /* the largest head/tail a SPAWN may ask the agent to keep */
 #define RING_BUDGET (32u << 20)        /* all commands' tail rings together */
 #define PUMP_ROUNDS 64                 /* reads of one pipe in a row before the loop looks at the others */
 #define RING_PIPE (1u << 20)           /* a pipe whose stream is past its head: fewer wake-ups of its writer */
@@ -88,16 +71,6 @@ struct chunk {
     struct chunk *next;
     size_t len, off;
     unsigned char data[];
-};
-
-/* One output stream under the cap (see the top of this file). */
-struct keep {
-    unsigned long long streamed; /* bytes sent to the host as they came */
-    unsigned char *ring;         /* the last bytes, once 2 × keep have been streamed */
-    size_t pos, fill;
-    unsigned long long bytes, chars; /* everything that went into the ring */
-    int whole;                   /* no room for a ring: the stream goes to the host whole */
-    long long rest_until;        /* a drained ring stream is not polled before this (now_ns) */
 };
 
 struct cmd {
@@ -124,10 +97,6 @@ static size_t ncmds, cmds_cap;
 static size_t stdin_queued;
 static size_t ring_total;
 
-/* toward the host */
-static unsigned char *out_buf;
-static size_t out_head, out_len, out_cap, out_data; /* out_data: bytes of STDOUT/STDERR frames pending */
-
 /* from the host */
 static unsigned char *in_buf;
 static size_t in_len, in_cap;
@@ -136,131 +105,6 @@ static int host_eof;
 static struct table proc_table;
 static pid_t *proc_queue;
 static size_t proc_qcap;
-
-static void say(const char *fmt, const char *arg)
-{
-    char buf[512];
-    int n = snprintf(buf, sizeof buf, "sbx-agent: ");
-    if (n < 0)
-        return;
-    int m = snprintf(buf + n, sizeof buf - (size_t) n, fmt, arg);
-    if (m < 0)
-        return;
-    size_t len = (size_t) n + (size_t) m;
-    if (len >= sizeof buf - 1)
-        len = sizeof buf - 2;
-    buf[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, buf, len);
-    (void) w;
-}
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void put32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char) (v >> 24);
-    p[1] = (unsigned char) (v >> 16);
-    p[2] = (unsigned char) (v >> 8);
-    p[3] = (unsigned char) v;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-    put32(p, (uint32_t) (v >> 32));
-    put32(p + 4, (uint32_t) v);
-}
-
-static uint32_t get32(const unsigned char *p)
-{
-    return ((uint32_t) p[0] << 24) | ((uint32_t) p[1] << 16) | ((uint32_t) p[2] << 8) | (uint32_t) p[3];
-}
-
-/* --- frames to the host ------------------------------------------------------------------------ */
-
-static void out_room(size_t need)
-{
-    if (out_head > 0 && (out_head >= out_cap / 2 || out_cap - out_head - out_len < need)) {
-        memmove(out_buf, out_buf + out_head, out_len);
-        out_head = 0;
-    }
-    if (out_cap - out_len >= need)
-        return;
-    size_t cap = out_cap ? out_cap : 256u << 10;
-    while (cap - out_len < need)
-        cap *= 2;
-    unsigned char *b = realloc(out_buf, cap);
-    if (b == NULL) {
-        say("%s", "out of memory");
-        _exit(4);
-    }
-    out_buf = b;
-    out_cap = cap;
-}
-
-static void send_frame(int type, int32_t id, const void *payload, size_t len)
-{
-    out_room(HEADER + len);
-    unsigned char *p = out_buf + out_head + out_len;
-    put32(p, (uint32_t) (len + 5));
-    p[4] = (unsigned char) type;
-    put32(p + 5, (uint32_t) id);
-    if (len > 0)
-        memcpy(p + HEADER, payload, len);
-    out_len += HEADER + len;
-}
-
-static void send_int(int type, int32_t id, int32_t v)
-{
-    unsigned char b[4];
-    put32(b, (uint32_t) v);
-    send_frame(type, id, b, 4);
-}
-
-static void send_failed(int32_t id, const char *what, const char *detail)
-{
-    char msg[1024];
-    int n = snprintf(msg, sizeof msg, "%s%s", what, detail ? detail : "");
-    if (n < 0)
-        n = 0;
-    if ((size_t) n >= sizeof msg)
-        n = sizeof msg - 1;
-    send_frame(FAILED, id, msg, (size_t) n);
-}
-
-/* Writes what it can; returns -1 when the host's end is gone. */
-static int flush_out(void)
-{
-    while (out_len > 0) {
-        ssize_t n = write(STDOUT_FILENO, out_buf + out_head, out_len);
-        if (n > 0) {
-            out_head += (size_t) n;
-            out_len -= (size_t) n;
-            continue;
-        }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        return -1;
-    }
-    if (out_len == 0) {
-        out_head = 0;
-        out_data = 0;
-        if (out_cap > (2u << 20)) { /* a burst of control frames grew it: give the memory back */
-            free(out_buf);
-            out_buf = NULL;
-            out_cap = 0;
-        }
-    } else if (out_data > out_len) {
-        out_data = out_len;
-    }
-    return 0;
-}
 
 /* --- commands ------------------------------------------------------------------------------------- */
 
@@ -372,29 +216,6 @@ static void feed(struct cmd *c)
         close_fd(&c->in_fd);
 }
 
-/* UTF-8 characters in p[0..n), counted as the host counts them: bytes that are not continuation bytes. */
-static unsigned long long count_chars(const unsigned char *p, size_t n)
-{
-    unsigned long long continuation = 0;
-    size_t i = 0;
-    while (n - i >= 8) {
-        /* eight byte-wide counters, each at most 255: a continuation byte (10xxxxxx) adds 1 to its lane */
-        size_t words = (n - i) / 8 > 255 ? 255 : (n - i) / 8;
-        uint64_t lanes = 0;
-        for (size_t w = 0; w < words; w++, i += 8) {
-            uint64_t x;
-            memcpy(&x, p + i, 8);
-            lanes += ((x & ~(x << 1)) >> 7) & 0x0101010101010101ULL;
-        }
-        lanes = (lanes & 0x00FF00FF00FF00FFULL) + ((lanes >> 8) & 0x00FF00FF00FF00FFULL);
-        continuation += (lanes * 0x0001000100010001ULL) >> 48;
-    }
-    for (; i < n; i++)
-        continuation += (p[i] & 0xC0) == 0x80;
-    return n - continuation;
-}
-
-/* Reads into the stream's tail ring (made on first use); what it overwrites is counted, never sent. */
 /* One read of a command's pipe: > 0 bytes read, 0 empty for now, -1 at EOF or on an error (then closed). */
 static ssize_t read_pipe(int *fd, unsigned char *into, size_t want)
 {
@@ -411,19 +232,17 @@ static ssize_t read_pipe(int *fd, unsigned char *into, size_t want)
     return n;
 }
 
-/* Returns 2 when the read filled what it asked for (more is likely waiting), 1 for less, 0 or -1 as pump. */
+/*
+ * Reads into the stream's tail ring; what it overwrites is counted, never sent. Returns 2 when the read filled
+ * what it asked for (more is likely waiting), 1 for less, 0 or -1 as pump.
+ */
 static int pump_ring(struct cmd *c, struct keep *k, int *fd)
 {
-    size_t want = c->keep - k->pos; /* up to MAX_KEEP: nothing is framed, so no READ_CHUNK bound */
+    size_t want = c->keep - k->pos; /* up to SBX_MAX_KEEP: nothing is framed, so no READ_CHUNK bound */
     ssize_t n = read_pipe(fd, k->ring + k->pos, want);
     if (n <= 0)
         return (int) n;
-    k->chars += count_chars(k->ring + k->pos, (size_t) n);
-    k->bytes += (unsigned long long) n;
-    k->pos += (size_t) n;
-    if (k->pos == c->keep)
-        k->pos = 0;
-    k->fill = k->fill + (size_t) n > c->keep ? c->keep : k->fill + (size_t) n;
+    ring_took(k, c->keep, (size_t) n);
     if ((size_t) n == want)
         return 2;
     /*
@@ -445,7 +264,7 @@ static int pump(struct cmd *c, int *fd, int type)
 {
     if (*fd < 0)
         return -1;
-    struct keep *k = type == STDOUT_DATA ? &c->keep_out : &c->keep_err;
+    struct keep *k = type == SBX_STDOUT ? &c->keep_out : &c->keep_err;
     size_t want = READ_CHUNK;
     if (c->keep > 0 && !k->whole) {
         unsigned long long head = 2ULL * c->keep;
@@ -465,16 +284,10 @@ static int pump(struct cmd *c, int *fd, int type)
             want = (size_t) (head - k->streamed);
         }
     }
-    out_room(HEADER + want);
-    unsigned char *p = out_buf + out_head + out_len;
-    ssize_t n = read_pipe(fd, p + HEADER, want);
+    ssize_t n = read_pipe(fd, out_reserve(want), want);
     if (n <= 0)
         return (int) n;
-    put32(p, (uint32_t) n + 5);
-    p[4] = (unsigned char) type;
-    put32(p + 5, (uint32_t) c->id);
-    out_len += HEADER + (size_t) n;
-    out_data += HEADER + (size_t) n;
+    out_commit(type, c->id, (size_t) n);
     k->streamed += (unsigned long long) n;
     return 1;
 }
@@ -492,24 +305,7 @@ static int resting(struct keep *k, long long now, long long *deadline)
 /* Before EXIT: what the ring skipped, then the ring's bytes, oldest first. */
 static void flush_ring(struct cmd *c, struct keep *k, int type)
 {
-    if (k->ring == NULL)
-        return;
-    unsigned long long kept_chars = count_chars(k->ring, k->fill);
-    unsigned long long skipped = k->bytes - k->fill;
-    if (skipped > 0) {
-        unsigned char b[17];
-        b[0] = (unsigned char) type;
-        put64(b + 1, skipped);
-        put64(b + 9, k->chars - kept_chars);
-        send_frame(SKIPPED, c->id, b, sizeof b);
-    }
-    if (k->fill < c->keep) {
-        send_frame(type, c->id, k->ring, k->fill);
-    } else {
-        send_frame(type, c->id, k->ring + k->pos, c->keep - k->pos);
-        if (k->pos > 0)
-            send_frame(type, c->id, k->ring, k->pos);
-    }
+    ring_send(k, c->keep, type, c->id);
     drop_ring(c, k);
 }
 
@@ -622,13 +418,13 @@ static void finish_cmds(long long now, long long *next_deadline)
              * The grace is over: take what is already in the pipes (this loop may have been busy, say
              * starting other commands, and never read them), then stop at the first empty read.
              */
-            for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP && pump(c, &c->err_fd, STDERR_DATA) > 0; r++) {
+            for (int r = 0; r < PUMP_ROUNDS && out_data_pending() < OUT_CAP && pump(c, &c->err_fd, SBX_STDERR) > 0; r++) {
             }
-            for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP && pump(c, &c->out_fd, STDOUT_DATA) > 0; r++) {
+            for (int r = 0; r < PUMP_ROUNDS && out_data_pending() < OUT_CAP && pump(c, &c->out_fd, SBX_STDOUT) > 0; r++) {
             }
         }
         /* while the host is not taking output, the grace does not run out: the output is still coming */
-        int paused = out_data >= OUT_CAP;
+        int paused = out_data_pending() >= OUT_CAP;
         drained = c->out_fd < 0 && c->err_fd < 0;
         if (!drained && (paused || now < c->reaped_ns + GRACE_NS)) {
             long long d = paused ? now + 10LL * 1000 * 1000 : c->reaped_ns + GRACE_NS;
@@ -637,14 +433,9 @@ static void finish_cmds(long long now, long long *next_deadline)
             i++;
             continue;
         }
-        flush_ring(c, &c->keep_err, STDERR_DATA);
-        flush_ring(c, &c->keep_out, STDOUT_DATA);
-        unsigned char b[12];
-        long long oom = oom_kills();
-        put32(b, (uint32_t) exit_code(c->status));
-        put32(b + 4, (uint32_t) ((unsigned long long) oom >> 32));
-        put32(b + 8, (uint32_t) ((unsigned long long) oom & 0xffffffffu));
-        send_frame(EXIT, c->id, b, sizeof b);
+        flush_ring(c, &c->keep_err, SBX_STDERR);
+        flush_ring(c, &c->keep_out, SBX_STDOUT);
+        send_exit(c->id, exit_code(c->status), oom_kills());
         remove_cmd(i);
     }
 }
@@ -692,70 +483,6 @@ static void kill_everything(void)
 }
 
 /* --- SPAWN ------------------------------------------------------------------------------------------ */
-
-/* Parses one string list (int count, then int length + bytes each) into NUL-terminated copies. */
-static int parse_strings(const unsigned char **pp, const unsigned char *end, char ***out, uint32_t *count,
-                         const char **why)
-{
-    const unsigned char *p = *pp;
-    if (end - p < 4) {
-        *why = "truncated list";
-        return -1;
-    }
-    uint32_t n = get32(p);
-    p += 4;
-    if (n > (uint32_t) (end - p) / 4) {
-        *why = "bad list length";
-        return -1;
-    }
-    char **v = calloc((size_t) n + 1, sizeof *v);
-    if (v == NULL) {
-        *why = "out of memory";
-        return -1;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        if (end - p < 4) {
-            *why = "truncated string";
-            goto fail;
-        }
-        uint32_t len = get32(p);
-        p += 4;
-        if (len > (uint32_t) (end - p)) {
-            *why = "bad string length";
-            goto fail;
-        }
-        if (memchr(p, 0, len) != NULL) {
-            *why = "invalid null character in an argument, variable or directory";
-            goto fail;
-        }
-        v[i] = malloc((size_t) len + 1);
-        if (v[i] == NULL) {
-            *why = "out of memory";
-            goto fail;
-        }
-        memcpy(v[i], p, len);
-        v[i][len] = '\0';
-        p += len;
-    }
-    *pp = p;
-    *out = v;
-    *count = n;
-    return 0;
-fail:
-    for (uint32_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-    return -1;
-}
-
-static void free_strings(char **v)
-{
-    if (v == NULL)
-        return;
-    for (char **s = v; *s; s++)
-        free(*s);
-    free(v);
-}
 
 extern char **environ;
 
@@ -827,9 +554,8 @@ fail:;
 
 static void spawn(int32_t id, const unsigned char *p, size_t len)
 {
-    const unsigned char *end = p + len;
-    char **argv = NULL, **env = NULL, **cwdv = NULL, **full = NULL, **envp = NULL;
-    uint32_t nargv = 0, nenv = 0, ncwd = 0;
+    struct spawn_args a = { 0 };
+    char **full = NULL, **envp = NULL;
     const char *why = NULL;
     int pipes[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
 
@@ -841,42 +567,35 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         send_failed(id, "too many commands in this sandbox", NULL);
         return;
     }
-    if (parse_strings(&p, end, &argv, &nargv, &why) != 0 || parse_strings(&p, end, &env, &nenv, &why) != 0
-        || parse_strings(&p, end, &cwdv, &ncwd, &why) != 0) {
+    if (parse_spawn(p, len, &a, &why) != 0) {
         send_failed(id, "bad SPAWN frame: ", why);
         goto out;
     }
-    uint32_t keep = 0;
-    if (end - p >= 4) {
-        keep = get32(p);
-        if (keep > MAX_KEEP)
-            keep = 0; /* a cap the agent will not hold is the host's to keep: everything goes */
-    }
-    if (nargv == 0 || ncwd == 0) {
-        send_failed(id, nargv == 0 ? "empty command" : "bad SPAWN frame: no working directory", NULL);
+    if (a.nargv == 0 || a.ncwd == 0) {
+        send_failed(id, a.nargv == 0 ? "empty command" : "bad SPAWN frame: no working directory", NULL);
         goto out;
     }
-    for (uint32_t i = 0; i < nenv; i++) {
-        if (strchr(env[i], '=') == NULL || env[i][0] == '=') {
-            send_failed(id, "bad environment variable: ", env[i]);
+    for (uint32_t i = 0; i < a.nenv; i++) {
+        if (strchr(a.env[i], '=') == NULL || a.env[i][0] == '=') {
+            send_failed(id, "bad environment variable: ", a.env[i]);
             goto out;
         }
     }
     struct stat st;
-    if (stat(cwdv[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
-        send_failed(id, "working directory does not exist: ", cwdv[0]);
+    if (stat(a.cwd[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
+        send_failed(id, "working directory does not exist: ", a.cwd[0]);
         goto out;
     }
-    full = calloc((size_t) nargv + 3, sizeof *full);
-    envp = merge_env(env, nenv);
+    full = calloc((size_t) a.nargv + 3, sizeof *full);
+    envp = merge_env(a.env, a.nenv);
     if (full == NULL || envp == NULL) {
         send_failed(id, "out of memory", NULL);
         goto out;
     }
     full[0] = (char *) reaper_path;
     full[1] = "--";
-    for (uint32_t i = 0; i < nargv; i++)
-        full[i + 2] = argv[i];
+    for (uint32_t i = 0; i < a.nargv; i++)
+        full[i + 2] = a.argv[i];
     for (int i = 0; i < 4; i++) {
         if (pipe2(pipes[i], O_CLOEXEC) != 0) {
             send_failed(id, "cannot make pipes: ", strerror(errno));
@@ -900,7 +619,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
     }
     pid_t pid = fork();
     if (pid == 0)
-        child_exec(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], cwdv[0], full, envp);
+        child_exec(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], a.cwd[0], full, envp);
     if (pid < 0) {
         free(c);
         send_failed(id, "cannot start the command: fork: ", strerror(errno));
@@ -919,7 +638,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         goto out;
     }
     c->id = id;
-    c->keep = keep;
+    c->keep = a.keep;
     c->pid = pid;
     c->in_fd = pipes[0][1];
     c->out_fd = pipes[1][0];
@@ -929,7 +648,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
     fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
     fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
     cmds[ncmds++] = c;
-    send_int(SPAWNED, id, (int32_t) pid);
+    send_int(SBX_SPAWNED, id, (int32_t) pid);
 out:
     for (int i = 0; i < 4; i++) {
         close_fd(&pipes[i][0]);
@@ -937,12 +656,8 @@ out:
     }
     free(full);
     free(envp);
-    free_strings(argv);
-    free_strings(env);
-    free_strings(cwdv);
+    free_spawn(&a);
 }
-
-#include "sbx-watch.h"
 
 /* --- frames from the host ------------------------------------------------------------------------- */
 
@@ -950,37 +665,41 @@ static int unknown_reported;
 
 static void handle(int type, int32_t id, const unsigned char *p, size_t len)
 {
-    struct cmd *c = type == SPAWN || type == WATCH || type == UNWATCH ? NULL : find_cmd(id);
+    struct cmd *c = type == SBX_SPAWN || type == SBX_WATCH || type == SBX_UNWATCH ? NULL : find_cmd(id);
     switch (type) {
-    case SPAWN:
-        if (find_watch(id) != NULL)
+    case SBX_SPAWN:
+        if (watch_exists(id))
             send_failed(id, "duplicate command id", NULL);
         else
             spawn(id, p, len);
         break;
-    case WATCH:
-        watch_start(id, p, len);
+    case SBX_WATCH:
+        /* one id space for commands and watches */
+        if (find_cmd(id) != NULL)
+            send_failed(id, "duplicate watch id", NULL);
+        else
+            watch_start(id, p, len);
         break;
-    case UNWATCH:
+    case SBX_UNWATCH:
         watch_stop(id);
         break;
-    case GO:
+    case SBX_GO:
         /* the gate line goes first: the host sends stdin only after GO */
         if (c && !c->reaped)
             enqueue(c, (const unsigned char *) "\n", 1, 1);
         break;
-    case STDIN_DATA:
+    case SBX_STDIN:
         if (c && !c->reaped && !c->close_after_queue)
             enqueue(c, p, len, 0);
         break;
-    case STDIN_CLOSE:
+    case SBX_STDIN_CLOSE:
         if (c) {
             c->close_after_queue = 1;
             if (c->q_head == NULL)
                 close_fd(&c->in_fd);
         }
         break;
-    case SIGNAL:
+    case SBX_SIGNAL:
         if (c && !c->reaped) {
             int sig = len > 0 ? p[0] : 9;
             kill(c->pid, sig == 9 ? SIGKILL : SIGTERM);
@@ -1004,19 +723,17 @@ static void handle(int type, int32_t id, const unsigned char *p, size_t len)
 static int read_host(void)
 {
     for (;;) {
-        size_t want = HEADER;
-        if (in_len >= 4) {
-            uint32_t flen = get32(in_buf);
-            if (flen < 5 || flen > MAX_FRAME) {
-                char b[16];
-                snprintf(b, sizeof b, "%u", flen);
-                say("bad frame length %s: closing", b);
-                return -1;
-            }
-            want = 4 + (size_t) flen;
+        struct frame f;
+        int split = frame_split(in_buf, in_len, &f);
+        if (split == FRAME_BAD) {
+            char b[16];
+            snprintf(b, sizeof b, "%u", f.length);
+            say("bad frame length %s: closing", b);
+            return -1;
         }
-        if (in_len >= want) {
-            handle(in_buf[4], (int32_t) get32(in_buf + 5), in_buf + HEADER, want - HEADER);
+        size_t want = f.size;
+        if (split == FRAME_WHOLE) {
+            handle(f.type, f.id, f.payload, f.len);
             memmove(in_buf, in_buf + want, in_len - want);
             in_len -= want;
             if (in_cap > (1u << 20) && in_len < (64u << 10)) { /* one big frame passed: shrink back */
@@ -1054,10 +771,8 @@ static int read_host(void)
 /* A whole frame is already buffered. */
 static int frame_buffered(void)
 {
-    if (in_len < HEADER)
-        return 0;
-    uint32_t flen = get32(in_buf);
-    return flen < 5 || flen > MAX_FRAME || in_len >= 4 + (size_t) flen;
+    struct frame f;
+    return in_len >= SBX_HEADER && frame_split(in_buf, in_len, &f) != FRAME_PARTIAL;
 }
 
 static int parse_flag(const char *arg, const char *name, long long *out)
@@ -1213,9 +928,7 @@ int main(int argc, char **argv)
     fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
     fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
 
-    unsigned char version[4];
-    put32(version, PROTOCOL_VERSION);
-    send_frame(READY, 0, version, sizeof version);
+    send_int(SBX_READY, 0, SBX_VERSION);
     struct pollfd *fds = NULL;
     struct cmd **owner = NULL;
     int *kind = NULL;
@@ -1226,13 +939,13 @@ int main(int argc, char **argv)
         long long deadline = -1;
         finish_cmds(now_ns(), &deadline);
         watch_timers(now_ns(), &deadline);
-        if (flush_out() != 0)
+        if (flush_out(STDOUT_FILENO) != 0)
             return 3; /* the host is gone */
         if (host_eof) {
             kill_everything();
             return 0;
         }
-        int host_paused = stdin_queued >= STDIN_CAP || out_len >= OUT_HARD;
+        int host_paused = stdin_queued >= STDIN_CAP || out_pending() >= OUT_HARD;
         if (!host_paused && frame_buffered()) {
             if (read_host() != 0) {
                 kill_everything();
@@ -1240,7 +953,7 @@ int main(int argc, char **argv)
             }
             continue;
         }
-        size_t need = 3 + 3 * ncmds + nwatches;
+        size_t need = 3 + 3 * ncmds + watch_count();
         if (need > fds_cap) {
             fds_cap = need * 2;
             fds = realloc(fds, fds_cap * sizeof *fds);
@@ -1259,11 +972,11 @@ int main(int argc, char **argv)
             fds[nf] = (struct pollfd) { STDIN_FILENO, POLLIN, 0 };
             kind[nf++] = 1;
         }
-        if (out_len > 0) {
+        if (out_pending() > 0) {
             fds[nf] = (struct pollfd) { STDOUT_FILENO, POLLOUT, 0 };
             kind[nf++] = 2;
         }
-        int take_output = out_data < OUT_CAP;
+        int take_output = out_data_pending() < OUT_CAP;
         long long now = now_ns();
         for (size_t i = 0; i < ncmds; i++) {
             struct cmd *c = cmds[i];
@@ -1283,9 +996,8 @@ int main(int argc, char **argv)
                 kind[nf++] = 5;
             }
         }
-        for (size_t i = 0; take_output && i < nwatches; i++) {
-            fds[nf] = (struct pollfd) { watches[i]->fd, POLLIN, 0 };
-            wid[nf] = watches[i]->id;
+        for (size_t i = 0; take_output && i < watch_count(); i++) {
+            fds[nf] = (struct pollfd) { watch_fd(i, &wid[nf]), POLLIN, 0 };
             kind[nf++] = 6;
         }
         struct timespec timeout, *wait = NULL;
@@ -1328,27 +1040,26 @@ int main(int argc, char **argv)
                  * stderr first: what a command wrote to stderr before this stdout is already in its pipe, and
                  * the host must see it first (a code context's status line on stdout ends its run's stderr)
                  */
-                for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP
-                                && pump(owner[i], &owner[i]->err_fd, STDERR_DATA) > 0; r++) {
+                for (int r = 0; r < PUMP_ROUNDS && out_data_pending() < OUT_CAP
+                                && pump(owner[i], &owner[i]->err_fd, SBX_STDERR) > 0; r++) {
                 }
                 /* a stream past its head goes into its ring, not to the host: read on while it is full */
-                for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP
-                                && pump(owner[i], &owner[i]->out_fd, STDOUT_DATA) == 2; r++) {
+                for (int r = 0; r < PUMP_ROUNDS && out_data_pending() < OUT_CAP
+                                && pump(owner[i], &owner[i]->out_fd, SBX_STDOUT) == 2; r++) {
                 }
                 break;
             case 4:
-                for (int r = 0; r < PUMP_ROUNDS && out_data < OUT_CAP
-                                && pump(owner[i], &owner[i]->err_fd, STDERR_DATA) == 2; r++) {
+                for (int r = 0; r < PUMP_ROUNDS && out_data_pending() < OUT_CAP
+                                && pump(owner[i], &owner[i]->err_fd, SBX_STDERR) == 2; r++) {
                 }
                 break;
             case 5:
                 feed(owner[i]);
                 break;
             case 6: {
-                /* looked up again: a WATCH/UNWATCH handled above in this round may have changed the table */
-                struct watch *w = find_watch(wid[i]);
-                if (w != NULL && out_data < OUT_CAP)
-                    (void) watch_read(w);
+                /* by id: a WATCH/UNWATCH handled above in this round may have changed the table */
+                if (out_data_pending() < OUT_CAP)
+                    (void) watch_read(wid[i]);
                 break;
             }
             default:

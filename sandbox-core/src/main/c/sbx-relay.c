@@ -6,7 +6,7 @@
  *   sbx-relay [PORT]          (PORT 0-65535, default 3128; 0 picks a free port, reported in HELLO)
  *
  * Frames, both directions: type (1 byte), connection id (4 bytes, big endian), payload length (4 bytes, big endian),
- * payload. Payloads are at most 16384 bytes.
+ * payload. Payloads are at most 16384 bytes. (Not the agent's frame layout: see PROTOCOL.md, "The relay's framing".)
  *   1 HELLO  relay->host, id 0, payload: version (1) + listening port (2, big endian). Sent once, first.
  *   2 OPEN   relay->host, a connection was accepted; ids start at 1 and only grow.
  *   3 DATA   both, 1-16384 bytes of that connection's stream.
@@ -36,13 +36,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#define VERSION 1
-#define MAXCONN 256
-#define WINDOW 65536
-#define MAXPAY 16384
-#define HDR 9
+#include "sbx-relay-protocol.h" /* RELAY_*: the frame types and limits, generated from RelayMux.java */
 
-enum { F_HELLO = 1, F_OPEN = 2, F_DATA = 3, F_EOF = 4, F_CLOSE = 5, F_CREDIT = 6 };
+#define MAXCONN 256
 
 struct conn {
     int fd;              /* -1: slot free */
@@ -60,9 +56,9 @@ struct conn {
 static struct conn conns[MAXCONN];
 static int nconns;
 static uint32_t next_id;
-static unsigned char inbuf[HDR + MAXPAY + 65536];
+static unsigned char inbuf[RELAY_HEADER + RELAY_MAX_PAYLOAD + 65536];
 static size_t inlen;
-static unsigned char frame[HDR + MAXPAY];
+static unsigned char frame[RELAY_HEADER + RELAY_MAX_PAYLOAD];
 
 static void put32(unsigned char *p, uint32_t v) {
     p[0] = v >> 24; p[1] = v >> 16; p[2] = v >> 8; p[3] = v;
@@ -88,12 +84,12 @@ static void send_frame(int type, uint32_t id, const unsigned char *payload, uint
     frame[0] = (unsigned char)type;
     put32(frame + 1, id);
     put32(frame + 5, len);
-    if (len > 0) memcpy(frame + HDR, payload, len);
-    write_all(frame, HDR + len);
+    if (len > 0) memcpy(frame + RELAY_HEADER, payload, len);
+    write_all(frame, RELAY_HEADER + len);
 }
 
 static void free_conn(struct conn *c, int tell_host) {
-    if (tell_host) send_frame(F_CLOSE, c->id, NULL, 0);
+    if (tell_host) send_frame(RELAY_CLOSE, c->id, NULL, 0);
     close(c->fd);
     free(c->buf);
     c->fd = -1;
@@ -136,28 +132,28 @@ static void host_frame(int type, uint32_t id, const unsigned char *p, uint32_t l
     if (c == NULL) return; /* already gone here: a frame that crossed our CLOSE */
     if (c->host_closed) return; /* the host aborted it; frames it had queued before may still come */
     switch (type) {
-    case F_DATA:
+    case RELAY_DATA:
         if (len == 0 || c->host_eof) protocol_error("DATA after EOF or empty");
-        if (c->len + len > WINDOW) protocol_error("DATA beyond the window");
-        if (c->off + c->len + len > WINDOW) {
+        if (c->len + len > RELAY_WINDOW) protocol_error("DATA beyond the window");
+        if (c->off + c->len + len > RELAY_WINDOW) {
             memmove(c->buf, c->buf + c->off, c->len);
             c->off = 0;
         }
         memcpy(c->buf + c->off + c->len, p, len);
         c->len += len;
         break;
-    case F_EOF:
+    case RELAY_EOF:
         c->host_eof = 1;
         settle(c);
         break;
-    case F_CLOSE:
+    case RELAY_CLOSE:
         c->host_closed = 1;
         settle(c);
         break;
-    case F_CREDIT: {
+    case RELAY_CREDIT: {
         if (len != 4) protocol_error("CREDIT length");
         uint64_t credit = (uint64_t)c->credit + get32(p);
-        if (credit > WINDOW) protocol_error("CREDIT beyond the window");
+        if (credit > RELAY_WINDOW) protocol_error("CREDIT beyond the window");
         c->credit = (uint32_t)credit;
         break;
     }
@@ -175,12 +171,12 @@ static void read_host(void) {
     if (n == 0) _exit(0);
     inlen += (size_t)n;
     size_t pos = 0;
-    while (inlen - pos >= HDR) {
+    while (inlen - pos >= RELAY_HEADER) {
         uint32_t len = get32(inbuf + pos + 5);
-        if (len > MAXPAY) protocol_error("frame too long");
-        if (inlen - pos < HDR + len) break;
-        host_frame(inbuf[pos], get32(inbuf + pos + 1), inbuf + pos + HDR, len);
-        pos += HDR + len;
+        if (len > RELAY_MAX_PAYLOAD) protocol_error("frame too long");
+        if (inlen - pos < RELAY_HEADER + len) break;
+        host_frame(inbuf[pos], get32(inbuf + pos + 1), inbuf + pos + RELAY_HEADER, len);
+        pos += RELAY_HEADER + len;
     }
     memmove(inbuf, inbuf + pos, inlen - pos);
     inlen -= pos;
@@ -200,7 +196,7 @@ static void accept_one(int lfd) {
             break;
         }
     }
-    unsigned char *buf = malloc(WINDOW);
+    unsigned char *buf = malloc(RELAY_WINDOW);
     if (c == NULL || buf == NULL) {
         free(buf);
         close(fd);
@@ -212,21 +208,21 @@ static void accept_one(int lfd) {
     c->fd = fd;
     c->id = ++next_id;
     c->buf = buf;
-    c->credit = WINDOW;
+    c->credit = RELAY_WINDOW;
     nconns++;
-    send_frame(F_OPEN, c->id, NULL, 0);
+    send_frame(RELAY_OPEN, c->id, NULL, 0);
 }
 
 static void sock_readable(struct conn *c) {
-    static unsigned char tmp[MAXPAY];
-    size_t want = c->credit < MAXPAY ? c->credit : MAXPAY;
+    static unsigned char tmp[RELAY_MAX_PAYLOAD];
+    size_t want = c->credit < RELAY_MAX_PAYLOAD ? c->credit : RELAY_MAX_PAYLOAD;
     ssize_t n = recv(c->fd, tmp, want, 0);
     if (n > 0) {
         c->credit -= (uint32_t)n;
-        send_frame(F_DATA, c->id, tmp, (uint32_t)n);
+        send_frame(RELAY_DATA, c->id, tmp, (uint32_t)n);
     } else if (n == 0) {
         c->rd_eof = 1;
-        send_frame(F_EOF, c->id, NULL, 0);
+        send_frame(RELAY_EOF, c->id, NULL, 0);
         settle(c);
     } else if (errno != EINTR && errno != EAGAIN) {
         free_conn(c, 1);
@@ -241,7 +237,7 @@ static void sock_writable(struct conn *c) {
         if (c->len == 0) c->off = 0;
         unsigned char p[4];
         put32(p, (uint32_t)n);
-        if (!c->host_closed) send_frame(F_CREDIT, c->id, p, 4);
+        if (!c->host_closed) send_frame(RELAY_CREDIT, c->id, p, 4);
         settle(c);
     } else if (n < 0 && errno != EINTR && errno != EAGAIN) {
         if (c->host_closed) free_conn(c, 0);
@@ -282,9 +278,9 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sbx-relay: cannot listen on 127.0.0.1:%ld: %s\n", port, strerror(errno));
         return 3;
     }
-    unsigned char hello[3] = {VERSION, (unsigned char)(ntohs(addr.sin_port) >> 8),
+    unsigned char hello[3] = {RELAY_VERSION, (unsigned char)(ntohs(addr.sin_port) >> 8),
                               (unsigned char)(ntohs(addr.sin_port) & 0xff)};
-    send_frame(F_HELLO, 0, hello, 3);
+    send_frame(RELAY_HELLO, 0, hello, 3);
 
     static struct pollfd pfd[2 + MAXCONN];
     static struct conn *owner[2 + MAXCONN];

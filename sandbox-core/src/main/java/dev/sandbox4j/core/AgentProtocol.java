@@ -10,12 +10,18 @@ import java.util.List;
 /**
  * The host/agent protocol and its host-side codec. Every sandbox's first process is the native agent
  * ({@code src/main/c/sbx-agent.c}), which speaks exactly these frames on its stdin and stdout, whatever carries
- * them (bwrap's pipes, a container's attach stream).
+ * them (bwrap's pipes, a container's attach stream). The protocol is described in {@code src/main/c/PROTOCOL.md};
+ * {@code src/test/resources/agent-frames} pins it to bytes, for this class and for the C code alike.
  *
  * <p>A frame is {@code int length, byte type, int id, byte[length - 5] payload} (big-endian). The agent's first
  * frame is {@link #READY} with its protocol version; the host refuses any other version.
+ *
+ * <p>The constants between the "wire constants" markers are the protocol's only definition: the build writes them
+ * into the C agent's {@code sbx-protocol.h} (as {@code SBX_<name>}, by {@code src/main/c/gen-protocol.sh}), so they
+ * must stay literal values.
  */
 public final class AgentProtocol {
+    // wire constants: begin
     /** The version this host speaks; the agent announces its own in {@link #READY}. */
     public static final int VERSION = 3;
     // host -> jail
@@ -37,6 +43,15 @@ public final class AgentProtocol {
     public static final byte WATCH_EVENTS = 17; // payload: records (see AgentWatches)
     public static final byte WATCH_OVERFLOW = 18;
     public static final byte SKIPPED = 19;   // payload: byte STDOUT|STDERR, long bytes, long characters not sent (see KEEP)
+    // the kinds of WATCH_EVENTS records, in FileWatch.Kind's order (AgentWatches maps them)
+    public static final byte EVENT_CREATE = 0;
+    public static final byte EVENT_WRITE = 1;
+    public static final byte EVENT_REMOVE = 2;
+    public static final byte EVENT_RENAME = 3;
+    public static final byte EVENT_CHMOD = 4;
+
+    /** A frame's header: {@code int length, byte type, int id}; the length counts the type, the id and the payload. */
+    public static final int HEADER = 9;
 
     /**
      * The largest {@code keep} a SPAWN may ask for: the agent then streams a stream's first {@code 2 × keep} bytes,
@@ -47,6 +62,7 @@ public final class AgentProtocol {
 
     /** The largest frame either side accepts; a bigger (or smaller than a header) length ends the channel. */
     public static final int MAX_FRAME = 16 << 20;
+    // wire constants: end
 
     private AgentProtocol() {
     }

@@ -14,7 +14,16 @@ import java.util.function.Predicate;
  * drops the rest of its frame and reports an overflow (the reader rescans), never an exception on the reader thread.
  */
 public final class AgentWatches implements WatchHub.Source {
-    private static final FileWatch.Kind[] KINDS = FileWatch.Kind.values();
+    /** A record's kind byte ({@code AgentProtocol.EVENT_*}) to the API's kind. */
+    private static final FileWatch.Kind[] KINDS = new FileWatch.Kind[5];
+
+    static {
+        KINDS[AgentProtocol.EVENT_CREATE] = FileWatch.Kind.CREATE;
+        KINDS[AgentProtocol.EVENT_WRITE] = FileWatch.Kind.WRITE;
+        KINDS[AgentProtocol.EVENT_REMOVE] = FileWatch.Kind.REMOVE;
+        KINDS[AgentProtocol.EVENT_RENAME] = FileWatch.Kind.RENAME;
+        KINDS[AgentProtocol.EVENT_CHMOD] = FileWatch.Kind.CHMOD;
+    }
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private final AgentChannel channel;

@@ -40,11 +40,12 @@ public final class RelayMux implements Closeable {
         void handle(InputStream in, OutputStream out) throws IOException;
     }
 
+    // wire constants: begin (the relay's only definition: the build writes them into sbx-relay.c's
+    // sbx-relay-protocol.h as RELAY_<name> with src/main/c/gen-protocol.sh, so they stay literal values)
     /** The protocol version sbx-relay's HELLO must carry. */
     public static final int VERSION = 1;
     public static final int MAX_PAYLOAD = 16384;
     public static final int WINDOW = 65536;
-    public static final int DEFAULT_MAX_CONNECTIONS = 128;
 
     static final int HELLO = 1;
     static final int OPEN = 2;
@@ -53,6 +54,9 @@ public final class RelayMux implements Closeable {
     static final int CLOSE = 5;
     static final int CREDIT = 6;
     static final int HEADER = 9;
+    // wire constants: end
+
+    public static final int DEFAULT_MAX_CONNECTIONS = 128;
 
     private static final int MAX_QUEUED_CONTROL = 4096;
     private static final int MAX_QUEUED_DATA = 64;
