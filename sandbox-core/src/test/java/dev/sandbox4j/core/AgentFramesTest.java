@@ -34,8 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 class AgentFramesTest {
     /** Each golden frame: type, id and payload. */
-    private static Map<String, Object[]> frames() {
-        Map<String, Object[]> f = new LinkedHashMap<>();
+    private static Map<String, AgentProtocol.Frame> frames() {
+        Map<String, AgentProtocol.Frame> f = new LinkedHashMap<>();
         f.put("ready", of(AgentProtocol.READY, 0, ints(3)));
         f.put("spawn", of(AgentProtocol.SPAWN, 7, concat(strings("sh", "-c", "echo hi"), strings("LANG=C.UTF-8", "A=1"),
                 strings("/workspace"), ints(4096))));
@@ -65,18 +65,18 @@ class AgentFramesTest {
 
     @Test
     void everyGoldenFrameDecodesToItsFieldsAndEncodesToItsBytes() throws IOException {
-        for (Map.Entry<String, Object[]> e : frames().entrySet()) {
+        for (Map.Entry<String, AgentProtocol.Frame> e : frames().entrySet()) {
             byte[] golden = golden(e.getKey());
-            byte type = (Byte) e.getValue()[0];
-            int id = (Integer) e.getValue()[1];
-            byte[] payload = (byte[]) e.getValue()[2];
+            byte type = e.getValue().type();
+            int id = e.getValue().id();
+            byte[] payload = e.getValue().payload();
 
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(golden));
-            Object[] frame = AgentProtocol.readFrame(in);
+            AgentProtocol.Frame frame = AgentProtocol.readFrame(in);
             assertThat(frame).as(e.getKey()).isNotNull();
-            assertThat((Byte) frame[0]).as("%s: type", e.getKey()).isEqualTo(type);
-            assertThat((Integer) frame[1]).as("%s: id", e.getKey()).isEqualTo(id);
-            assertThat((byte[]) frame[2]).as("%s: payload", e.getKey()).isEqualTo(payload);
+            assertThat(frame.type()).as("%s: type", e.getKey()).isEqualTo(type);
+            assertThat(frame.id()).as("%s: id", e.getKey()).isEqualTo(id);
+            assertThat(frame.payload()).as("%s: payload", e.getKey()).isEqualTo(payload);
             assertThat(AgentProtocol.readFrame(in)).as("%s: one frame", e.getKey()).isNull();
 
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
@@ -299,16 +299,15 @@ class AgentFramesTest {
     }
 
     private static byte[] payload(String name) throws IOException {
-        Object[] frame = AgentProtocol.readFrame(stream(golden(name)));
-        return (byte[]) frame[2];
+        return AgentProtocol.readFrame(stream(golden(name))).payload();
     }
 
     private static DataInputStream stream(byte[] b) {
         return new DataInputStream(new ByteArrayInputStream(b));
     }
 
-    private static Object[] of(byte type, int id, byte[] payload) {
-        return new Object[] {type, id, payload};
+    private static AgentProtocol.Frame of(byte type, int id, byte[] payload) {
+        return new AgentProtocol.Frame(type, id, payload);
     }
 
     private static byte[] record(byte kind, boolean dir, long size, long mtime, String path, String from) {
