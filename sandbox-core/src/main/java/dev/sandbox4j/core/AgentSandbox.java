@@ -113,7 +113,7 @@ public final class AgentSandbox implements Sandbox {
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
         AgentRunner runner = new AgentRunner(ch, host.internalEnv(), WorkspacePaths.WORKSPACE);
-        Map<Language, String> interpreters = probe(runner);
+        Map<Language, String> interpreters = host.interpreters().orElseGet(() -> probe(runner));
         info = host.ready(runner, interpreters);
         FileSystem fs = host.workspace(runner, context);
         files = fs;

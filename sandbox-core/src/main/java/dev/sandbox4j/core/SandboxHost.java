@@ -44,6 +44,15 @@ public interface SandboxHost {
     /** The error for an agent that did not say READY ({@code why}), with what the host knows (its stderr, exit). */
     SandboxException agentDidNotStart(String why);
 
+    /**
+     * The interpreters of the sandbox's languages when the host can tell without asking the agent (a jail that binds
+     * the host's own {@code /usr} sees the host's files), or empty: then {@link AgentSandbox} probes through the agent
+     * (one command, about a millisecond on a jail, a few on a container).
+     */
+    default java.util.Optional<Map<Language, String>> interpreters() {
+        return java.util.Optional.empty();
+    }
+
     /** The environment of the backend's own commands (probes, file scripts): fixed, nothing of the user's. */
     List<String> internalEnv();
 

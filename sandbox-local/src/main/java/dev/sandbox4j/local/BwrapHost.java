@@ -596,6 +596,27 @@ final class BwrapHost implements SandboxHost {
                 + jailDiagnostics());
     }
 
+    /**
+     * Found on the host in the jail's PATH order: the jail binds the host's {@code /usr} (and {@code /bin} with it)
+     * read-only, so it sees these very files; no probe through the agent on the open's path.
+     */
+    @Override
+    public java.util.Optional<Map<Language, String>> interpreters() {
+        Map<Language, String> found = new java.util.EnumMap<>(Language.class);
+        Map<Language, String> names = Map.of(Language.PYTHON, "python3", Language.JAVASCRIPT, "node",
+                Language.BASH, "bash");
+        names.forEach((language, name) -> {
+            for (String dir : List.of("/usr/local/bin", "/usr/bin", "/bin")) {
+                Path p = Path.of(dir, name);
+                if (Files.isExecutable(p) && !Files.isDirectory(p)) {
+                    found.put(language, p.toString());
+                    break;
+                }
+            }
+        });
+        return java.util.Optional.of(Map.copyOf(found));
+    }
+
     /** The jail's fixed environment for the backend's own commands (the probe): its PATH, nothing of the user's. */
     @Override
     public List<String> internalEnv() {
