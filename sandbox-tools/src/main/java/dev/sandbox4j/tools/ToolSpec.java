@@ -92,6 +92,16 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         return schema;
     }
 
+    /** {@link #inputSchema()} as JSON text, for a model API or a loop that takes schemas as text. */
+    public String inputSchemaJson() {
+        return Json.write(inputSchema());
+    }
+
+    /** {@link #outputSchema()} as JSON text. */
+    public String outputSchemaJson() {
+        return Json.write(outputSchema());
+    }
+
     /**
      * The result as a JSON Schema object: {@code success} always; on success the fields of {@link #output()}; on
      * failure {@code error_type}, {@code message}, {@code retryable}. Other fields may appear (a failure's details).
