@@ -88,6 +88,19 @@ class McpOfficialClientTest {
         assertThat(tools.at("/watch_files/annotations/readOnlyHint").asBoolean()).isTrue();
         assertThat(tools.at("/watch_files/annotations/idempotentHint").asBoolean(true)).isFalse();
         assertThat(tools.at("/poll_watch/annotations/readOnlyHint").asBoolean()).isTrue();
+        for (dev.sandbox4j.tools.ToolSpec spec : dev.sandbox4j.tools.SandboxTools.allSpecs()) {
+            assertThat(tools.at("/" + spec.name() + "/title").asText()).as(spec.name()).isEqualTo(spec.title());
+        }
+        assertThat(tools.at("/bash/title").asText()).isEqualTo("Run shell command");
+        assertThat(tools.at("/create_sandbox/title").asText()).isEqualTo("Create sandbox");
+        assertThat(tools.at("/kill_sandbox/title").asText()).isEqualTo("Kill sandbox");
+        assertThat(tools.has(CancellingInput.UNKNOWN_TOOL)).as("the hidden tool is not listed").isFalse();
+
+        assertThat(r.at("/unknownTool/code").asInt()).isEqualTo(-32602);
+        assertThat(r.at("/unknownTool/rejected").asText()).contains("unknown tool 'no_such_tool'", "tools: bash,",
+                "kill_sandbox").doesNotContain("invalid_tool_name");
+        assertThat(r.at("/afterCancels/stdout").asText()).as("a cancel of no running call harms nothing")
+                .isEqualTo("still here\n");
 
         assertThat(r.at("/echo/structured/stdout").asText()).isEqualTo("hi\n");
         assertThat(r.at("/echo/structured")).isEqualTo(r.at("/echo/text"));
@@ -96,6 +109,10 @@ class McpOfficialClientTest {
         assertThat(r.at("/unknownArgument/structured/message").asText()).contains("'colour'", "command");
         assertThat(r.at("/unknownKillArgument/structured/error_type").asText()).isEqualTo("invalid_argument");
 
+        String log = r.get("serverLog").asText();
+        assertThat(log).as("the server's log was captured").contains("sandbox4j MCP server ready");
+        assertThat(log).as("no warning for notifications/cancelled").doesNotContain("No handler registered")
+                .doesNotContain("notifications/cancelled").doesNotContain("WARN");
         if (backend.equals("memory")) {
             return;
         }
