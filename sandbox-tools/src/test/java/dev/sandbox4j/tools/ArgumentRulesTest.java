@@ -205,6 +205,9 @@ class ArgumentRulesTest {
                 "argument 'event' of wait_for_file must be one of create, write, remove, rename, chmod, got the"
                         + " string \"CREATE\"");
         accepted(both(tools, "wait_for_file", "{\"path\": \"a.txt\", \"event\": \"create\", \"timeout_ms\": 100}"));
+        refused(both(tools, "write_file", "{\"path\": \"a.txt\", \"content\": \"x\", \"mode\": \"APPEND\"}"),
+                "argument 'mode' of write_file must be one of overwrite, append, got the string \"APPEND\"");
+        assertThat(sandbox.files().readText("a.txt")).isEqualTo("0123456789\n");
     }
 
     // ------------------------------------------------------------------ array of strings
