@@ -26,6 +26,18 @@ report.tools = Object.fromEntries(tools.map((t) => [t.name, {
   title: t.title ?? null,
 }]));
 
+// the argument rule: no coercion between JSON types
+report.strict = {};
+for (const [key, name, args] of [
+  ["stringTimeout", "bash", { command: "echo hi", timeout: "5" }],
+  ["fractionTimeout", "bash", { command: "echo hi", timeout: 1.5 }],
+  ["barePaths", "read_multiple_files", { paths: "a.txt" }],
+  ["stringBoolean", "grep", { pattern: "x", case_insensitive: "true" }],
+]) {
+  const r = await client.callTool({ name, arguments: args });
+  report.strict[key] = { isError: r.isError ?? false, structured: r.structuredContent };
+}
+
 // a tool the server does not have: a protocol error naming it and the tools there are
 try {
   await client.callTool({ name: "no_such_tool", arguments: {} });
