@@ -305,9 +305,10 @@ final class Args {
         Map<String, String> out = new LinkedHashMap<>();
         for (int i = 0; i < list.size(); i++) {
             if (!(list.get(i) instanceof Map<?, ?> m) || !(m.get("key") instanceof String k)
-                    || !(m.get("value") instanceof String val)) {
+                    || !(m.get("value") instanceof String val) || m.size() != 2) {
                 throw new ArgException("entry " + (i + 1) + " of argument '" + name + "' of " + tool
-                        + " must be an object with string fields 'key' and 'value'");
+                        + " must be an object with string fields 'key' and 'value' and no others, got "
+                        + describe(list.get(i)));
             }
             out.put(k, val);
         }

@@ -251,6 +251,21 @@ class ArgumentRulesTest {
         assertThat(commands).isEmpty();
     }
 
+    @Test
+    void arrayOfKeyValueObjects_exactlyKeyAndValueStrings() throws Exception {
+        SandboxTools spacebot = new SandboxTools(sandbox, ToolConfig.builder().profile("spacebot").build());
+        accepted(both(spacebot, "exec", "{\"program\": \"env\", \"env\": [{\"key\": \"A\", \"value\": \"1\"}]}"));
+        assertThat(commands.get(0).env()).containsEntry("A", "1");
+        commands.clear();
+        refused(both(spacebot, "exec", "{\"program\": \"env\", \"env\": [{\"key\": \"A\", \"value\": 1}]}"),
+                "entry 1 of argument 'env' of exec must be an object with string fields 'key' and 'value'");
+        refused(both(spacebot, "exec", "{\"program\": \"env\", \"env\": [{\"key\": \"A\", \"value\": \"1\","
+                + " \"secret\": true}]}"), "and no others, got an object");
+        refused(both(spacebot, "exec", "{\"program\": \"env\", \"env\": {\"A\": \"1\"}}"),
+                "argument 'env' of exec must be an array of {key, value} objects, got an object");
+        assertThat(commands).isEmpty();
+    }
+
     // ------------------------------------------------------------------ null and absence
 
     @Test
