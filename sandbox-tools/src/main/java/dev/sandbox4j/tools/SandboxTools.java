@@ -118,7 +118,13 @@ public final class SandboxTools {
         return config;
     }
 
-    /** Calls a tool; never throws for bad input or sandbox failures. */
+    /**
+     * Calls a tool; never throws for bad input or sandbox failures. Arguments are values as a JSON parser gives them
+     * (strings, numbers, booleans, lists, maps, null) and are checked against the tool's schema before it runs, with
+     * no conversion between JSON types: {@code "5"} is not an integer, {@code "a.txt"} is not an array, {@code 5.0}
+     * is the integer 5, {@code null} is the same as leaving the argument out. A value that does not fit, or an
+     * argument the tool does not take, is an {@code invalid_argument} result naming it.
+     */
     public ToolResult call(String tool, Map<String, ?> arguments) {
         return call(tool, arguments, null);
     }
