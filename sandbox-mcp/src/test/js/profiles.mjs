@@ -21,6 +21,7 @@ report.tools = Object.fromEntries(tools.map((t) => [t.name, {
   required: t.inputSchema.required ?? [],
   additionalProperties: t.inputSchema.additionalProperties,
   outputProperties: Object.keys(t.outputSchema?.properties ?? {}),
+  title: t.title ?? null,
 }]));
 
 // the official client validates structuredContent against the tool's outputSchema: a mismatch throws here

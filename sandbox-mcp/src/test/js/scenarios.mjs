@@ -8,8 +8,12 @@ const [java, classpath, backend] = process.argv.slice(2);
 const transport = new StdioClientTransport({
   command: java,
   args: ["-cp", classpath, "dev.sandbox4j.mcp.SandboxMcpServer", "--backend", backend, "--heartbeat-seconds", "1"],
-  stderr: "inherit",
+  stderr: "pipe",
 });
+// the server's log (stderr), passed through and kept for the report: no warning may appear in it
+let serverLog = "";
+const keepLog = (stream) => stream?.on("data", (chunk) => { serverLog += chunk; process.stderr.write(chunk); });
+keepLog(transport.stderr);
 const client = new Client({ name: "sandbox4j-test", version: "1.0.0" });
 await client.connect(transport);
 const report = { backend };
@@ -19,7 +23,31 @@ report.tools = Object.fromEntries(tools.map((t) => [t.name, {
   additionalProperties: t.inputSchema.additionalProperties,
   annotations: t.annotations ?? null,
   outputSchemaType: t.outputSchema?.type ?? null,
+  title: t.title ?? null,
 }]));
+
+// the argument rule: no coercion between JSON types
+report.strict = {};
+for (const [key, name, args] of [
+  ["stringTimeout", "bash", { command: "echo hi", timeout: "5" }],
+  ["fractionTimeout", "bash", { command: "echo hi", timeout: 1.5 }],
+  ["barePaths", "read_multiple_files", { paths: "a.txt" }],
+  ["stringBoolean", "grep", { pattern: "x", case_insensitive: "true" }],
+]) {
+  const r = await client.callTool({ name, arguments: args });
+  report.strict[key] = { isError: r.isError ?? false, structured: r.structuredContent };
+}
+
+// a tool the server does not have: a protocol error naming it and the tools there are
+try {
+  await client.callTool({ name: "no_such_tool", arguments: {} });
+  report.unknownTool = { rejected: null };
+} catch (e) {
+  report.unknownTool = { rejected: String(e), code: e.code ?? null };
+}
+
+// a cancellation for a request that is not running (the client sends these after late aborts): no warning, no harm
+await client.notification({ method: "notifications/cancelled", params: { requestId: 987654, reason: "test" } });
 
 // the official client validates structuredContent against outputSchema: a mismatch throws here
 const echo = await client.callTool({ name: "bash", arguments: { command: "echo hi" } });
@@ -62,5 +90,9 @@ if (backend !== "memory") {
   };
 }
 
+const after = await client.callTool({ name: "bash", arguments: { command: "echo still here" } });
+report.afterCancels = after.structuredContent;
+await new Promise((r) => setTimeout(r, 500));
+report.serverLog = serverLog;
 await client.close();
 process.stdout.write(JSON.stringify(report) + "\n");

@@ -1,5 +1,6 @@
 package dev.sandbox4j;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -21,6 +22,18 @@ public interface CodeRunner {
     /** Runs code given a language name or alias ({@code "python"}, {@code "js"}). */
     default CodeResult run(String language, String code) {
         return run(CodeRequest.of(Language.of(language), code));
+    }
+
+    /**
+     * Runs code given a language name or alias, for up to {@code timeout} instead of the default: then the
+     * interpreter is killed and the result has status {@link CodeResult.Status#TIMEOUT} with the output so far. The
+     * same as {@code run(CodeRequest.of(Language.of(language), code).withTimeout(timeout))}; stdin and the output cap
+     * go through {@link CodeRequest}.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
+    default CodeResult run(String language, String code, Duration timeout) {
+        return run(CodeRequest.of(Language.of(language), code).withTimeout(timeout));
     }
 
     CodeResult run(CodeRequest request);

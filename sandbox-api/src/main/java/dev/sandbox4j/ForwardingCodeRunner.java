@@ -1,5 +1,7 @@
 package dev.sandbox4j;
 
+import java.time.Duration;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -28,6 +30,11 @@ public abstract class ForwardingCodeRunner implements CodeRunner {
     @Override
     public CodeResult run(String language, String code) {
         return delegate().run(language, code);
+    }
+
+    @Override
+    public CodeResult run(String language, String code, Duration timeout) {
+        return delegate().run(language, code, timeout);
     }
 
     @Override

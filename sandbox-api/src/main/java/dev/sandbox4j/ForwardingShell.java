@@ -1,5 +1,7 @@
 package dev.sandbox4j;
 
+import java.time.Duration;
+
 /**
  * A {@link Shell} that forwards every call, the convenience overloads included, to another one. See
  * {@link ForwardingSandbox} for why defaults are forwarded too, and what that means for a decorator.
@@ -14,6 +16,11 @@ public abstract class ForwardingShell implements Shell {
     @Override
     public ExecResult run(String command) {
         return delegate().run(command);
+    }
+
+    @Override
+    public ExecResult run(String command, Duration timeout) {
+        return delegate().run(command, timeout);
     }
 
     @Override

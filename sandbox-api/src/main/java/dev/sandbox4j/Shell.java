@@ -1,5 +1,7 @@
 package dev.sandbox4j;
 
+import java.time.Duration;
+
 /**
  * Runs commands in the sandbox, with the workspace as the working directory.
  *
@@ -12,6 +14,18 @@ public interface Shell {
     /** Runs {@code /bin/sh -c command} and waits for it. */
     default ExecResult run(String command) {
         return run(ExecRequest.shell(command));
+    }
+
+    /**
+     * Runs {@code /bin/sh -c command} and waits for it, up to {@code timeout} instead of the sandbox default: then
+     * its process tree is killed and the result has status {@link ExecStatus#TIMEOUT} with the output so far. The
+     * same as {@code run(ExecRequest.shell(command).withTimeout(timeout))}; other settings (working directory,
+     * environment, stdin) go through {@link ExecRequest}.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is zero or negative
+     */
+    default ExecResult run(String command, Duration timeout) {
+        return run(ExecRequest.shell(command).withTimeout(timeout));
     }
 
     /** Runs the command and waits for it, up to its timeout. */

@@ -13,15 +13,28 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The server's stdin, line by line (one JSON-RPC message a line), with two additions the SDK lacks: each
- * {@code tools/call} request carries its JSON-RPC id in {@code _meta} ({@link #REQUEST_ID}) so the tool handler
- * knows which request it serves, and a {@code notifications/cancelled} interrupts the thread serving that request
- * (the tools then kill the command's process tree). Every line is passed on; a line that is not JSON is passed on
- * unchanged for the SDK to answer.
+ * The server's stdin, line by line (one JSON-RPC message a line), with what the SDK lacks:
+ * <ul>
+ *   <li>each {@code tools/call} request carries its JSON-RPC id in {@code _meta} ({@link #REQUEST_ID}) so the tool
+ *       handler knows which request it serves;
+ *   <li>a {@code notifications/cancelled} interrupts the thread serving that request (the tools then kill the
+ *       command's process tree) and is not passed on: the MCP Java SDK (2.1.0) implements no cancellation and has no
+ *       way to register a server notification handler (its session's handlers are fixed by {@code McpAsyncServer}),
+ *       so passed on it would only log {@code No handler registered for notification method:
+ *       notifications/cancelled};
+ *   <li>a {@code tools/call} of a tool the server does not have goes to {@link #UNKNOWN_TOOL} with the name asked
+ *       for in {@code _meta} ({@link #TOOL_NAME}), so the error can name it (the SDK's says
+ *       {@code Unknown tool: invalid_tool_name}).
+ * </ul>
+ * Every other line is passed on; a line that is not JSON is passed on unchanged for the SDK to answer.
  */
 final class CancellingInput extends InputStream {
     /** The {@code _meta} key carrying a tool call's JSON-RPC id. */
     static final String REQUEST_ID = "dev.sandbox4j/request-id";
+    /** The {@code _meta} key carrying the tool name a call asked for, when it is not one of the server's. */
+    static final String TOOL_NAME = "dev.sandbox4j/tool-name";
+    /** The hidden tool that answers calls of unknown tools (not listed: see {@link SandboxMcpServer}). */
+    static final String UNKNOWN_TOOL = "sandbox4j.unknown_tool";
     private static final int MAX_REMEMBERED = 1_000;
 
     private final InputStream in;
@@ -33,8 +46,12 @@ final class CancellingInput extends InputStream {
     private final Map<String, Thread> running = new HashMap<>();
     private final Set<String> cancelledEarly = new LinkedHashSet<>();
 
-    CancellingInput(InputStream in) {
+    private final Set<String> tools;
+
+    /** @param tools the names of the server's tools; a call of any other goes to {@link #UNKNOWN_TOOL} */
+    CancellingInput(InputStream in, Set<String> tools) {
         this.in = in;
+        this.tools = Set.copyOf(tools);
     }
 
     // ------------------------------------------------------------------ the registry of running calls
@@ -134,16 +151,22 @@ final class CancellingInput extends InputStream {
                 return raw;
             }
             String method = message.path("method").asText("");
-            if (method.equals("notifications/cancelled")) {
+            if (method.equals("notifications/cancelled") && !message.has("id")) {
                 JsonNode id = message.path("params").path("requestId");
                 if (!id.isMissingNode() && !id.isNull()) {
                     cancel(id.toString());
                 }
+                return new byte[0]; // handled here: the SDK has no handler for it
             } else if (method.equals("tools/call") && message.has("id") && message.path("params").isObject()) {
                 ObjectNode params = (ObjectNode) message.get("params");
                 JsonNode meta = params.get("_meta");
                 ObjectNode m = meta instanceof ObjectNode o ? o : params.putObject("_meta");
                 m.put(REQUEST_ID, message.get("id").toString());
+                JsonNode name = params.get("name");
+                if (name != null && name.isTextual() && !tools.contains(name.asText())) {
+                    m.put(TOOL_NAME, name.asText());
+                    params.put("name", UNKNOWN_TOOL);
+                }
                 return (json.writeValueAsString(message) + "\n").getBytes(StandardCharsets.UTF_8);
             }
         } catch (IOException | RuntimeException e) {

@@ -17,6 +17,7 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -77,18 +78,31 @@ public final class SandboxMcpServer implements AutoCloseable {
     /** Starts serving MCP over the given streams (stdin/stdout for a real server); returns at once. */
     public synchronized void serve(InputStream in, OutputStream out) {
         var mapper = new JacksonMcpJsonMapper(new ObjectMapper());
-        calls = new CancellingInput(in);
-        var transport = new StdioServerTransportProvider(mapper, calls, out);
         boolean multi = multiSandbox();
+        List<String> names = new ArrayList<>();
+        SandboxTools.specs(config).forEach(t -> names.add(t.name()));
+        if (multi) {
+            names.addAll(List.of("create_sandbox", "kill_sandbox"));
+        }
+        calls = new CancellingInput(in, new java.util.HashSet<>(names));
+        var transport = new StdioServerTransportProvider(mapper, calls, out);
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", VERSION)
                 .instructions(multi ? "Tools to run commands and code and edit files in an isolated sandbox. Calls"
                         + " go to one default sandbox unless you pass sandbox_id (from create_sandbox)."
                         : "Tools to run commands and code and edit files in an isolated sandbox.")
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
-                .validateToolInputs(false);
+                .validateToolInputs(false)
+                .addToolFilter((context, tool) -> !tool.name().equals(CancellingInput.UNKNOWN_TOOL));
+        spec.toolCall(McpSchema.Tool.builder().name(CancellingInput.UNKNOWN_TOOL).title("Unknown tool")
+                        .description("Answers calls of tools this server does not have (never listed).")
+                        .inputSchema(Map.of("type", "object")).build(),
+                (exchange, request) -> {
+                    throw unknownTool(request, names);
+                });
         for (ToolSpec tool : SandboxTools.specs(config)) {
-            spec.toolCall(McpSchema.Tool.builder().name(tool.name()).description(tool.description())
+            spec.toolCall(McpSchema.Tool.builder().name(tool.name()).title(tool.title())
+                    .description(tool.description())
                     .inputSchema(multi ? withSandboxId(tool.inputSchema()) : tool.inputSchema())
                     .outputSchema(tool.outputSchema())
                     .annotations(annotations(tool.readOnly(), tool.hints().destructive(), tool.hints().idempotent(),
@@ -100,7 +114,7 @@ public final class SandboxMcpServer implements AutoCloseable {
             server = spec.build();
             return;
         }
-        spec.toolCall(McpSchema.Tool.builder().name("create_sandbox")
+        spec.toolCall(McpSchema.Tool.builder().name("create_sandbox").title("Create sandbox")
                         .description("Open a new, empty sandbox (settings from the server's configuration) and"
                                 + " return its sandbox_id; pass it to other tools to work in it. Sandboxes idle"
                                 + " for long are closed; kill_sandbox closes one now.")
@@ -108,13 +122,26 @@ public final class SandboxMcpServer implements AutoCloseable {
                         .outputSchema(resultSchema(Map.of("sandbox_id", "string", "backend", "string")))
                         .annotations(annotations(false, false, false, false)).build(),
                 (exchange, request) -> createSandbox(request));
-        spec.toolCall(McpSchema.Tool.builder().name("kill_sandbox")
+        spec.toolCall(McpSchema.Tool.builder().name("kill_sandbox").title("Kill sandbox")
                         .description("Close a sandbox now: kill its processes and delete its files.")
                         .inputSchema(withSandboxId(strict(Map.of(), List.of("sandbox_id"))))
                         .outputSchema(resultSchema(Map.of("sandbox_id", "string", "killed", "boolean")))
                         .annotations(annotations(false, true, true, false)).build(),
                 (exchange, request) -> killSandbox(request));
         server = spec.build();
+    }
+
+    /**
+     * The JSON-RPC error for a call of a tool this server does not offer (MCP's protocol error for unknown tools,
+     * -32602), naming it and the tools there are; a tool of the profile that is switched off says so.
+     */
+    private McpError unknownTool(McpSchema.CallToolRequest request, List<String> names) {
+        Object asked = request.meta() == null ? null : request.meta().get(CancellingInput.TOOL_NAME);
+        String name = asked == null ? request.name() : asked.toString();
+        boolean switchedOff = SandboxTools.allSpecs(config.profile()).stream().anyMatch(t -> t.name().equals(name));
+        String message = (switchedOff ? "tool '" + name + "' is switched off on this server (--read-only or"
+                + " --disable)" : "unknown tool '" + name + "'") + "; tools: " + String.join(", ", names);
+        return McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(message).data(message).build();
     }
 
     /** Whether calls may name a sandbox: only the default profile adds sandbox_id and the two MCP-only tools. */

@@ -18,8 +18,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Drives the server process with the official MCP TypeScript client ({@code @modelcontextprotocol/sdk}, pinned in
  * {@code src/test/js/package.json}) through {@code src/test/js/scenarios.mjs}, and checks what it saw: strict input
- * schemas, annotations, {@code structuredContent} valid against {@code outputSchema} (the client validates it),
- * unknown arguments refused, partial output in progress notifications, and cancellation killing the process tree.
+ * schemas, annotations and titles, {@code structuredContent} valid against {@code outputSchema} (the client
+ * validates it), unknown arguments and mistyped ones refused, an unknown tool named in the error, partial output in
+ * progress notifications, cancellation killing the process tree, and no warning in the server's log (the SDK's
+ * {@code No handler registered for notification method: notifications/cancelled} included).
  * Skips when {@code node} is not installed, unless {@code SANDBOX4J_REQUIRE} names {@code node}.
  */
 class McpOfficialClientTest {
@@ -88,6 +90,29 @@ class McpOfficialClientTest {
         assertThat(tools.at("/watch_files/annotations/readOnlyHint").asBoolean()).isTrue();
         assertThat(tools.at("/watch_files/annotations/idempotentHint").asBoolean(true)).isFalse();
         assertThat(tools.at("/poll_watch/annotations/readOnlyHint").asBoolean()).isTrue();
+        for (dev.sandbox4j.tools.ToolSpec spec : dev.sandbox4j.tools.SandboxTools.allSpecs()) {
+            assertThat(tools.at("/" + spec.name() + "/title").asText()).as(spec.name()).isEqualTo(spec.title());
+        }
+        assertThat(tools.at("/bash/title").asText()).isEqualTo("Run shell command");
+        assertThat(tools.at("/create_sandbox/title").asText()).isEqualTo("Create sandbox");
+        assertThat(tools.at("/kill_sandbox/title").asText()).isEqualTo("Kill sandbox");
+        assertThat(tools.has(CancellingInput.UNKNOWN_TOOL)).as("the hidden tool is not listed").isFalse();
+
+        r.get("strict").fields().forEachRemaining(e -> {
+            assertThat(e.getValue().get("isError").asBoolean()).as(e.getKey()).isTrue();
+            assertThat(e.getValue().at("/structured/error_type").asText()).as(e.getKey()).isEqualTo("invalid_argument");
+        });
+        assertThat(r.at("/strict/stringTimeout/structured/message").asText())
+                .isEqualTo("argument 'timeout' of bash must be an integer, got the string \"5\"");
+        assertThat(r.at("/strict/fractionTimeout/structured/message").asText())
+                .isEqualTo("argument 'timeout' of bash must be an integer, got the number 1.5");
+        assertThat(r.at("/strict/barePaths/structured/message").asText()).contains("must be an array of strings");
+        assertThat(r.at("/strict/stringBoolean/structured/message").asText()).contains("must be a boolean");
+        assertThat(r.at("/unknownTool/code").asInt()).isEqualTo(-32602);
+        assertThat(r.at("/unknownTool/rejected").asText()).contains("unknown tool 'no_such_tool'", "tools: bash,",
+                "kill_sandbox").doesNotContain("invalid_tool_name");
+        assertThat(r.at("/afterCancels/stdout").asText()).as("a cancel of no running call harms nothing")
+                .isEqualTo("still here\n");
 
         assertThat(r.at("/echo/structured/stdout").asText()).isEqualTo("hi\n");
         assertThat(r.at("/echo/structured")).isEqualTo(r.at("/echo/text"));
@@ -96,6 +121,10 @@ class McpOfficialClientTest {
         assertThat(r.at("/unknownArgument/structured/message").asText()).contains("'colour'", "command");
         assertThat(r.at("/unknownKillArgument/structured/error_type").asText()).isEqualTo("invalid_argument");
 
+        String log = r.get("serverLog").asText();
+        assertThat(log).as("the server's log was captured").contains("sandbox4j MCP server ready");
+        assertThat(log).as("no warning for notifications/cancelled").doesNotContain("No handler registered")
+                .doesNotContain("notifications/cancelled").doesNotContain("WARN");
         if (backend.equals("memory")) {
             return;
         }

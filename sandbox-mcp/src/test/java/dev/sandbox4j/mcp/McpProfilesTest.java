@@ -183,6 +183,12 @@ class McpProfilesTest {
         Set<String> listed = new LinkedHashSet<>();
         r.get("tools").fieldNames().forEachRemaining(listed::add);
         List<String> expected = specs.stream().map(ToolSpec::name).toList();
+        for (ToolSpec spec : specs) {
+            assertThat(r.at("/tools/" + spec.name() + "/title").asText()).as(profile + " " + spec.name() + " title")
+                    .isEqualTo(spec.title()).isNotBlank();
+        }
+        r.get("tools").fields().forEachRemaining(t -> assertThat(t.getValue().get("title").asText(""))
+                .as(profile + " " + t.getKey() + " has a title").isNotBlank());
         if (ToolProfile.fromCode(profile) == ToolProfile.DEFAULT) {
             assertThat(listed).containsAll(expected).contains("create_sandbox", "kill_sandbox");
         } else {

@@ -115,6 +115,24 @@ class SandboxMcpServerTest {
     }
 
     @Test
+    void unknownOrSwitchedOffTool_protocolErrorNamingIt_hiddenToolNotListed() throws Exception {
+        start(ToolConfig.builder().disable("run_commands").build(), 4, Duration.ofMinutes(5));
+        JsonNode unknown = request("tools/call", Map.of("name", "rm_rf", "arguments", Map.of()));
+        assertThat(unknown.at("/error/code").asInt()).isEqualTo(-32602);
+        assertThat(unknown.at("/error/message").asText()).startsWith("unknown tool 'rm_rf'; tools: view, read_file,")
+                .contains("create_sandbox", "kill_sandbox").doesNotContain("bash", "execute_code");
+        JsonNode off = request("tools/call", Map.of("name", "bash", "arguments", Map.of("command", "pytest -q")));
+        assertThat(off.at("/error/code").asInt()).isEqualTo(-32602);
+        assertThat(off.at("/error/message").asText()).startsWith("tool 'bash' is switched off on this server");
+        JsonNode hidden = request("tools/call", Map.of("name", CancellingInput.UNKNOWN_TOOL, "arguments", Map.of()));
+        assertThat(hidden.at("/error/message").asText()).startsWith("unknown tool '" + CancellingInput.UNKNOWN_TOOL);
+        assertThat(toolNames()).doesNotContain(CancellingInput.UNKNOWN_TOOL, "bash");
+        JsonNode tools = request("tools/list", Map.of()).at("/result/tools");
+        tools.forEach(t -> assertThat(t.path("title").asText()).as(t.get("name").asText()).isNotBlank());
+        assertThat(payload(call("list_directory", Map.of())).get("success").asBoolean()).isTrue();
+    }
+
+    @Test
     void listsToolsAndRunsThemEndToEnd() throws Exception {
         start(ToolConfig.defaults(), 4, Duration.ofMinutes(5));
         JsonNode tools = request("tools/list", Map.of()).at("/result/tools");

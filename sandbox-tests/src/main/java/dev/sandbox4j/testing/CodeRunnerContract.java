@@ -2,6 +2,7 @@ package dev.sandbox4j.testing;
 
 import static dev.sandbox4j.testing.Checks.expectError;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -105,6 +106,35 @@ public interface CodeRunnerContract extends ConformanceSupport {
             assertThat(took).as("%s returned within timeout + 2 s", language)
                     .isLessThan(timeout.plus(ShellContract.TIMEOUT_SLACK));
         }
+    }
+
+    @Test
+    @Requires(Feature.CODE_EXECUTION)
+    default void codeRunWithTimeout_endlessLoop_timesOutByName(Sandbox sandbox) {
+        Duration timeout = Duration.ofSeconds(1);
+        for (Language language : languagesOf(sandbox)) {
+            long start = System.nanoTime();
+            CodeResult r = sandbox.code().run(language.id(), SNIPPETS.get(language).endless(), timeout);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.TIMEOUT);
+            assertThat(took).as("%s returned within timeout + 2 s", language)
+                    .isLessThan(timeout.plus(ShellContract.TIMEOUT_SLACK));
+        }
+    }
+
+    @Test
+    @Requires(Feature.CODE_EXECUTION)
+    default void codeRunWithTimeout_quickCode_completes(Sandbox sandbox) {
+        for (Language language : languagesOf(sandbox)) {
+            CodeResult r = sandbox.code().run(language.id(), SNIPPETS.get(language).hello(), Duration.ofSeconds(30));
+            assertThat(r.status()).as(language.id()).isEqualTo(CodeResult.Status.COMPLETED);
+        }
+    }
+
+    @Test
+    default void codeRunWithTimeout_notPositive_isRefused(Sandbox sandbox) {
+        assertThatThrownBy(() -> sandbox.code().run("python", "print(1)", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive");
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.sandbox4j.testing;
 
 import static dev.sandbox4j.testing.Checks.expectError;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sandbox4j.ErrorKind;
@@ -250,6 +251,37 @@ public interface ShellContract extends ConformanceSupport {
         assertThat(r.stderr()).isEqualTo("warn\n");
         assertThat(r.detail()).as("detail says why").isNotBlank();
         assertThat(took).as("returns within timeout + 2 s").isLessThan(timeout.plus(TIMEOUT_SLACK));
+    }
+
+    @Test
+    @Requires(Feature.SHELL)
+    default void runWithTimeout_pastIt_returnsTimeoutWithPartialOutput(Sandbox sandbox) {
+        long start = System.nanoTime();
+        ExecResult r = sandbox.shell().run("echo started; sleep 30; echo never", Duration.ofSeconds(1));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(r.status()).isEqualTo(ExecStatus.TIMEOUT);
+        assertThat(r.stdout()).isEqualTo("started\n");
+        assertThat(took).as("returns within timeout + 2 s").isLessThan(Duration.ofSeconds(1).plus(TIMEOUT_SLACK));
+    }
+
+    @Test
+    @Requires(Feature.SHELL)
+    default void runWithTimeout_overridesTheSandboxDefault() {
+        SandboxSpec spec = SandboxSpec.builder().commandTimeout(Duration.ofSeconds(1)).build();
+        try (Sandbox sandbox = fixture().open(spec)) {
+            ExecResult r = sandbox.shell().run("sleep 2; echo done", Duration.ofSeconds(20));
+            assertThat(r.status()).as("the call's 20 s, not the sandbox's 1 s").isEqualTo(ExecStatus.COMPLETED);
+            assertThat(r.stdout()).isEqualTo("done\n");
+        }
+    }
+
+    @Test
+    default void runWithTimeout_notPositive_isRefusedBeforeRunning(Sandbox sandbox) {
+        assertThatThrownBy(() -> sandbox.shell().run("echo x > never.txt", Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive");
+        assertThatThrownBy(() -> sandbox.shell().run("echo x > never.txt", Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(sandbox.files().exists("never.txt")).isFalse();
     }
 
     @Test

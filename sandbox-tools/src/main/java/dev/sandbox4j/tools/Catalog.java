@@ -186,7 +186,7 @@ final class Catalog {
                                 + " edit_file for changing part of an existing file.",
                         List.of(req("path", STRING, PATH),
                                 req("content", STRING, "The text to write"),
-                                opt("mode", STRING, "overwrite (default) or append"))),
+                                opt("mode", STRING, "overwrite (default) or append").withValues("overwrite", "append"))),
                 spec("create_file",
                         "Create a new file with the given text (parent directories are created). Fails if the"
                                 + " file already exists.",

@@ -49,6 +49,10 @@ import java.util.stream.Collectors;
  * SandboxTools tools = new SandboxTools(sandbox);
  * ToolResult r = tools.call("bash", Map.of("command", "ls -la"));
  * String forTheModel = r.toJson();   // {"success":true,"status":"completed","exit_code":0,...}
+ *
+ * // a loop fed by a model's tool calls needs no JSON library:
+ * ToolResult same = tools.call("bash", "{\"command\": \"ls -la\"}");
+ * String schema = tools.specs().get(0).inputSchemaJson();
  * }</pre>
  *
  * <p>{@link #call} never throws for anything a model can cause: bad arguments, sandbox errors and unexpected
@@ -114,8 +118,42 @@ public final class SandboxTools {
         return config;
     }
 
-    /** Calls a tool; never throws for bad input or sandbox failures. */
+    /**
+     * Calls a tool; never throws for bad input or sandbox failures. Arguments are values as a JSON parser gives them
+     * (strings, numbers, booleans, lists, maps, null) and are checked against the tool's schema before it runs, with
+     * no conversion between JSON types: {@code "5"} is not an integer, {@code "a.txt"} is not an array, {@code 5.0}
+     * is the integer 5, {@code null} is the same as leaving the argument out. A value that does not fit, or an
+     * argument the tool does not take, is an {@code invalid_argument} result naming it.
+     */
     public ToolResult call(String tool, Map<String, ?> arguments) {
+        return call(tool, arguments, null);
+    }
+
+    /**
+     * Calls a tool with its arguments as the JSON text a model sends ({@code {"command": "ls -la"}}); never throws
+     * for bad input or sandbox failures. Text that is not JSON, or a JSON value that is not an object, is an
+     * {@code invalid_argument} result like any other bad argument (nothing runs); null or blank text is no
+     * arguments ({@code {}}). The parsed arguments then go through {@link #call(String, Map)}, with the same rules.
+     *
+     * @param argumentsJson a JSON object, name to value
+     */
+    public ToolResult call(String tool, String argumentsJson) {
+        if (argumentsJson == null || argumentsJson.isBlank()) {
+            return call(tool, Map.of(), null);
+        }
+        Object parsed;
+        try {
+            parsed = Json.parse(argumentsJson);
+        } catch (Json.ParseException e) {
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "the arguments of " + tool
+                    + " are not valid JSON: " + e.getMessage() + "; send a JSON object such as {\"name\": value}");
+        }
+        if (!(parsed instanceof Map<?, ?> map)) {
+            return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "the arguments of " + tool
+                    + " must be a JSON object, got " + Args.describe(parsed));
+        }
+        @SuppressWarnings("unchecked")
+        Map<String, ?> arguments = (Map<String, ?>) map;
         return call(tool, arguments, null);
     }
 

@@ -61,6 +61,15 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         return type.contains("|") ? List.of(type.split("\\|")) : type;
     }
 
+    /**
+     * A short human-readable title for user interfaces (MCP's tool {@code title}), such as {@code "Run shell
+     * command"} for {@code bash} or {@code shell}: one for every tool of every {@link ToolProfile}; for another name,
+     * the name with spaces for underscores.
+     */
+    public String title() {
+        return Titles.of(name);
+    }
+
     /** Whether it only reads (it stays in a read-only tool set). */
     public boolean readOnly() {
         return capability == Capability.READ_FILES;
@@ -90,6 +99,16 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         schema.put("required", required);
         schema.put("additionalProperties", false);
         return schema;
+    }
+
+    /** {@link #inputSchema()} as JSON text, for a model API or a loop that takes schemas as text. */
+    public String inputSchemaJson() {
+        return Json.write(inputSchema());
+    }
+
+    /** {@link #outputSchema()} as JSON text. */
+    public String outputSchemaJson() {
+        return Json.write(outputSchema());
     }
 
     /**

@@ -182,7 +182,7 @@ class WatchToolsTest {
 
         ok(call("write_file", "path", "log.txt", "content", "a"));
         CompletableFuture<ToolResult> write = CompletableFuture.supplyAsync(() -> tools.call("wait_for_file",
-                args("path", "log.txt", "event", "WRITE", "timeout_ms", 30_000)));
+                args("path", "log.txt", "event", "write", "timeout_ms", 30_000)));
         Thread.sleep(200);
         ok(call("write_file", "path", "log.txt", "content", "ab", "mode", "append"));
         assertThat(write.get(10, TimeUnit.SECONDS).get("event"))
