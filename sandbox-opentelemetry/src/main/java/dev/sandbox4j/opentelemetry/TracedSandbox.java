@@ -360,9 +360,17 @@ final class TracedSandbox extends ForwardingSandbox {
         }
 
         private CodeResult run(Supplier<CodeResult> call) {
-            Language language = context.language();
-            return runCode(telemetry, target, "code_context.run", language == null ? null : language.id(),
-                    context.id(), call);
+            String language;
+            String id;
+            try {
+                Language l = context.language();
+                language = l == null ? null : l.id();
+                id = context.id();
+            } catch (RuntimeException e) {
+                language = null;   // a label the context cannot give: the run itself answers (closed, ...)
+                id = null;
+            }
+            return runCode(telemetry, target, "code_context.run", language, id, call);
         }
 
         @Override
