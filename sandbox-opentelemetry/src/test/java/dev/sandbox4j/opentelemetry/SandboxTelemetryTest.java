@@ -13,6 +13,7 @@ import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.FileWatch;
 import dev.sandbox4j.ForwardingSandbox;
 import dev.sandbox4j.ForwardingShell;
 import dev.sandbox4j.Language;
@@ -304,6 +305,11 @@ class SandboxTelemetryTest {
             fs.move("src/c.py", "src/d.py");
             fs.moveReplacing("src/d.py", "src/a2.py");
             fs.delete("src/a2.py");
+            fs.readToUnchanged("src/a.py", new java.io.ByteArrayOutputStream());
+            fs.write("src/s.txt", new java.io.ByteArrayInputStream(new byte[] {'s'}));
+            fs.watch("src").close();
+            fs.watch("src", FileWatch.Options.defaults()).close();
+            assertThat(fs.waitFor("src/s.txt", FileWatch.Kind.CREATE, Duration.ofSeconds(5))).isPresent();
             fs.deleteRecursively("src");
         }
         assertThat(otel.spanNames()).containsExactly("sandbox4j.open",
@@ -314,7 +320,9 @@ class SandboxTelemetryTest {
                 "sandbox4j.file.find", "sandbox4j.file.grep", "sandbox4j.file.replace",
                 "sandbox4j.file.preview_edit", "sandbox4j.file.edit", "sandbox4j.file.copy",
                 "sandbox4j.file.copy_replacing", "sandbox4j.file.move", "sandbox4j.file.move_replacing",
-                "sandbox4j.file.delete", "sandbox4j.file.delete_recursively", "sandbox4j.close");
+                "sandbox4j.file.delete", "sandbox4j.file.read_to_unchanged", "sandbox4j.file.write",
+                "sandbox4j.file.watch", "sandbox4j.file.watch", "sandbox4j.file.wait_for",
+                "sandbox4j.file.delete_recursively", "sandbox4j.close");
         List<SpanData> spans = otel.spans();
         assertThat(spans.subList(1, spans.size() - 1)).allSatisfy(s -> {
             assertThat(str(s, "sandbox4j.operation")).isEqualTo(s.getName().substring("sandbox4j.".length()));
@@ -338,6 +346,9 @@ class SandboxTelemetryTest {
         assertThat(attr(spans.get(18), "sandbox4j.edit.applied", Boolean.class)).as("a preview").isFalse();
         assertThat(str(spans.get(20), "sandbox4j.file.path")).isEqualTo("src/a.py");
         assertThat(str(spans.get(20), "sandbox4j.file.destination")).isEqualTo("src/c.py");
+        assertThat(attr(spans.get(25), "sandbox4j.file.bytes", Long.class)).as("the file's size").isPositive();
+        assertThat(attr(spans.get(26), "sandbox4j.file.bytes", Long.class)).as("a stream: not counted").isNull();
+        assertThat(str(spans.get(29), "sandbox4j.file.path")).isEqualTo("src/s.txt");
     }
 
     @Test
