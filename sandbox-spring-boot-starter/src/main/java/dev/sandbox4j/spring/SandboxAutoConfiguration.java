@@ -25,18 +25,26 @@ import org.springframework.util.ClassUtils;
 @AutoConfiguration(afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        // where an OpenTelemetry bean comes from: Spring Boot's own, or OpenTelemetry's Spring Boot starter
+        "org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration",
+        "io.opentelemetry.instrumentation.spring.autoconfigure.OpenTelemetryAutoConfiguration"})
 @ConditionalOnClass(Sandbox.class)
 @EnableConfigurationProperties(SandboxProperties.class)
 public class SandboxAutoConfiguration {
 
-    /** The sandbox factory, with Micrometer metrics when a registry is present. */
+    /**
+     * The sandbox factory, with Micrometer metrics when a registry is present and every
+     * {@link SandboxProviderDecorator} bean applied (OpenTelemetry's when present).
+     */
     @Bean
     @ConditionalOnMissingBean
-    public SandboxFactory sandboxFactory(SandboxProperties properties, ObjectProvider<SandboxMetrics> metrics) {
+    public SandboxFactory sandboxFactory(SandboxProperties properties, ObjectProvider<SandboxMetrics> metrics,
+                                         ObjectProvider<SandboxProviderDecorator> decorators) {
         SandboxMetrics m = metrics.getIfAvailable();
         SandboxFactory factory = new SandboxFactory(properties.getBackend(), properties.toSpec(),
-                m == null ? CommandObserver.NONE : m, configuredProviders(properties));
+                m == null ? CommandObserver.NONE : m, configuredProviders(properties),
+                decorators.orderedStream().toList());
         if (m != null) {
             m.bind(factory);
         }
@@ -84,6 +92,27 @@ public class SandboxAutoConfiguration {
         @ConditionalOnMissingBean
         SandboxMetrics sandboxMetrics(MeterRegistry registry) {
             return new SandboxMetrics(registry);
+        }
+    }
+
+    /**
+     * OpenTelemetry spans and metrics for every sandbox the factory opens, when {@code sandbox-opentelemetry} is on
+     * the class path and an {@code OpenTelemetry} bean exists (from Spring Boot, OpenTelemetry's starter or the
+     * application). Switched off by {@code sandbox4j.opentelemetry.enabled=false}.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"io.opentelemetry.api.OpenTelemetry",
+            "dev.sandbox4j.opentelemetry.SandboxTelemetry"})
+    @ConditionalOnBean(type = "io.opentelemetry.api.OpenTelemetry")
+    @ConditionalOnProperty(prefix = "sandbox4j.opentelemetry", name = "enabled", havingValue = "true",
+            matchIfMissing = true)
+    static class Telemetry {
+        @Bean
+        @ConditionalOnMissingBean(name = "sandbox4jTelemetryDecorator")
+        SandboxProviderDecorator sandbox4jTelemetryDecorator(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+            dev.sandbox4j.opentelemetry.SandboxTelemetry telemetry =
+                    dev.sandbox4j.opentelemetry.SandboxTelemetry.create(openTelemetry);
+            return provider -> telemetry.wrap(provider);
         }
     }
 

@@ -48,7 +48,9 @@ import java.util.stream.Collectors;
  * }</pre>
  *
  * <p>Every sandbox it opens counts in {@link #openSandboxes()} until it is closed (or closes itself at the end of
- * its lifetime), and its commands are timed in the Micrometer metrics when a registry is present.
+ * its lifetime), and its commands are timed in the Micrometer metrics when a registry is present. The providers it
+ * opens with are wrapped by every {@link SandboxProviderDecorator} bean (OpenTelemetry's, when sandbox-opentelemetry
+ * and an {@code OpenTelemetry} bean are present).
  */
 public final class SandboxFactory {
     /** The backend setting that picks the available backend with the highest priority. */
@@ -58,6 +60,7 @@ public final class SandboxFactory {
     private final SandboxSpec spec;
     private final CommandObserver observer;
     private final Map<String, SandboxProvider> configured;
+    private final List<SandboxProviderDecorator> decorators;
     private final Set<Sandbox> opened = ConcurrentHashMap.newKeySet();
 
     SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer) {
@@ -69,6 +72,17 @@ public final class SandboxFactory {
      *                   {@code sandbox4j.docker.*}); each replaces the class path's provider of the same name
      */
     SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer, List<SandboxProvider> configured) {
+        this(backend, spec, observer, configured, List.of());
+    }
+
+    /**
+     * @param configured providers built with options from properties ({@code sandbox4j.local.*},
+     *                   {@code sandbox4j.docker.*}); each replaces the class path's provider of the same name
+     * @param decorators applied in order to every provider sandboxes are opened with (OpenTelemetry's, when present)
+     */
+    SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer, List<SandboxProvider> configured,
+                   List<SandboxProviderDecorator> decorators) {
+        this.decorators = List.copyOf(decorators);
         this.backend = backend == null || backend.isBlank() ? AUTO : backend.trim().toLowerCase(Locale.ROOT);
         this.spec = Objects.requireNonNull(spec, "spec");
         this.observer = Objects.requireNonNull(observer, "observer");
@@ -175,12 +189,20 @@ public final class SandboxFactory {
     /** The provider of this name: the one configured from properties, else the class path's. */
     private SandboxProvider provider(String name) {
         SandboxProvider p = configured.get(name);
-        return p != null ? p : Sandboxes.provider(name);
+        return decorate(p != null ? p : Sandboxes.provider(name));
+    }
+
+    private SandboxProvider decorate(SandboxProvider provider) {
+        SandboxProvider p = provider;
+        for (SandboxProviderDecorator d : decorators) {
+            p = Objects.requireNonNull(d.decorate(p), "a SandboxProviderDecorator returned null");
+        }
+        return p;
     }
 
     /** The class path's providers, those configured from properties in place of theirs, highest priority first. */
     List<SandboxProvider> providers() {
-        return Sandboxes.providers().stream().map(p -> configured.getOrDefault(p.name(), p))
+        return Sandboxes.providers().stream().map(p -> decorate(configured.getOrDefault(p.name(), p)))
                 .sorted(Comparator.comparingInt(SandboxProvider::priority).reversed()).toList();
     }
 

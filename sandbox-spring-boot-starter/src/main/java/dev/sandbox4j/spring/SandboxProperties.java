@@ -70,6 +70,25 @@ public class SandboxProperties {
 
     private final Docker docker = new Docker();
 
+    private final Telemetry opentelemetry = new Telemetry();
+
+    /**
+     * OpenTelemetry traces and metrics of every sandbox the factory opens, applied when sandbox-opentelemetry is on the
+     * class path and an OpenTelemetry bean exists.
+     */
+    public static class Telemetry {
+        /** Whether the factory's sandboxes are traced (when sandbox-opentelemetry and an OpenTelemetry bean exist). */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
     /** Resource limits; 0 means none. A limit the host cannot hold makes open fail unless best-effort is set. */
     public static class Limits {
         /** Memory of all processes of a sandbox. */
@@ -524,5 +543,9 @@ public class SandboxProperties {
 
     public Docker getDocker() {
         return docker;
+    }
+
+    public Telemetry getOpentelemetry() {
+        return opentelemetry;
     }
 }
