@@ -12,8 +12,10 @@ mvn_() { mvn -B -ntp -q -Dstyle.color=never "$@"; }
 t0=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Maven 3.8's -q still writes ESC[0m on exit: its output goes to logs, shown when it fails.
-if ! mvn_ -pl sandbox4j-bom,sandbox-memory,sandbox-local,sandbox-tools,sandbox-langchain4j,sandbox-spring-boot-starter \
+# Maven 3.8's -q still writes ESC[0m (Jansi's colour reset) at start and exit unless MAVEN_OPTS has jansi.noreset
+# (scripts/demo.sh); its output goes to logs anyway, shown when it fails.
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
+if ! mvn_ -pl sandbox4j-bom,sandbox-memory,sandbox-local,sandbox-tools,sandbox-langchain4j,sandbox-spring-boot-starter,sandbox-testing-langchain4j,sandbox-testing-springai \
         -am install -DskipTests >"$work/install.log" 2>&1; then
     cat "$work/install.log" >&2
     exit 1

@@ -9,7 +9,10 @@ import java.util.Objects;
  *
  * <p>stdout and stderr are kept apart and capped head+tail: when a stream is longer than the cap, the first and
  * last {@code outputLimit} characters are kept with a marker in between that says how much was cut
- * ({@link Truncation}). The cap bounds memory too: a command that prints gigabytes costs the cap.
+ * ({@link Truncation}). Each cut moves to a line boundary when one is near: the head ends after the last line break
+ * within its last {@code min(200, outputLimit / 10)} characters, the tail starts after the first line break within
+ * its first as many, and the marker's count includes what that drops. The cap bounds memory too: a command that
+ * prints gigabytes costs the cap.
  *
  * <p>The text is for people and models; the bytes under it are kept too, for binary output and exact comparisons:
  * {@link #rawStdout()} and {@link #rawStderr()} hold what the command wrote, capped head+tail in bytes by the same

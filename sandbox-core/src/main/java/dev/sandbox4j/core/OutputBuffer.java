@@ -209,42 +209,99 @@ public final class OutputBuffer {
         return totalBytes;
     }
 
-    /** The kept text: the whole stream, or head + {@link #marker} + tail when it is longer than twice the limit. */
+    /**
+     * Characters a cut moves back (head) or on (tail) to fall on a line boundary: {@code min(200, limit / 10)}. A
+     * line break farther from the cut leaves the cut where the character count falls, so a single huge line still
+     * keeps its head and its tail, and each end keeps at least 90 percent of its {@code limit}.
+     */
+    public static int lineWindow(int limit) {
+        return Math.min(200, limit / 10);
+    }
+
+    /**
+     * The kept text: the whole stream, or head + {@link #marker} + tail when it is longer than twice the limit. The
+     * head is the first {@code limit} characters, ending at the last line break among them when one lies within
+     * {@link #lineWindow} characters of their end; the tail is the last {@code limit} characters, starting after the
+     * first line break among them when one lies within that window of their start. A head that already ends a line
+     * (the next character is a line break) or a tail that already starts one is kept as it is. The marker counts
+     * every character not kept, those dropped to reach a line boundary included.
+     */
     public synchronized String text() {
+        Cut cut = cut();
+        return cut == null ? unwrapped() : cut.head + marker(cut.omitted) + cut.tail;
+    }
+
+    /** The head and tail kept and the characters between, or null when the stream is kept whole. */
+    private record Cut(String head, String tail, long omitted) {
+    }
+
+    private Cut cut() {
+        String keptHead;
+        String keptTail;
+        boolean headEndsLine;
+        boolean tailStartsLine;
+        long omitted;
         if (!tailWrapped) {
             String all = unwrapped();
             int codePoints = all.codePointCount(0, all.length());
             if (codePoints <= 2L * limit) {
-                return all;
+                return null;
             }
             int headEnd = all.offsetByCodePoints(0, limit);
             int tailStart = all.offsetByCodePoints(all.length(), -limit);
-            return all.substring(0, headEnd) + marker(omitted(codePoints)) + all.substring(tailStart);
+            keptHead = all.substring(0, headEnd);
+            keptTail = all.substring(tailStart);
+            headEndsLine = all.charAt(headEnd) == '\n';
+            tailStartsLine = all.charAt(tailStart - 1) == '\n';
+            omitted = omitted(codePoints);
+        } else {
+            String headText = decode(head, 0, headLength);
+            int headCount = headText.codePointCount(0, headText.length());
+            int headEnd = headText.offsetByCodePoints(0, Math.min(limit, headCount));
+            keptHead = headText.substring(0, headEnd);
+            headEndsLine = headEnd < headText.length() && headText.charAt(headEnd) == '\n';
+            byte[] ordered = new byte[tail.length];
+            System.arraycopy(tail, tailPosition, ordered, 0, tail.length - tailPosition);
+            System.arraycopy(tail, 0, ordered, tail.length - tailPosition, tailPosition);
+            int start = 0;
+            while (start < ordered.length && start < 3 && (ordered[start] & 0xC0) == 0x80) {
+                start++;
+            }
+            String tailText = decode(ordered, start, ordered.length - start);
+            int tailCount = tailText.codePointCount(0, tailText.length());
+            int tailStart = tailText.offsetByCodePoints(tailText.length(), -Math.min(limit, tailCount));
+            keptTail = tailText.substring(tailStart);
+            tailStartsLine = tailStart > 0 && tailText.charAt(tailStart - 1) == '\n';
+            omitted = omitted(totalChars);
         }
-        String headText = decode(head, 0, headLength);
-        headText = headText.substring(0, headText.offsetByCodePoints(0, Math.min(limit,
-                headText.codePointCount(0, headText.length()))));
-        byte[] ordered = new byte[tail.length];
-        System.arraycopy(tail, tailPosition, ordered, 0, tail.length - tailPosition);
-        System.arraycopy(tail, 0, ordered, tail.length - tailPosition, tailPosition);
-        int start = 0;
-        while (start < ordered.length && start < 3 && (ordered[start] & 0xC0) == 0x80) {
-            start++;
+        int window = lineWindow(limit);
+        if (!headEndsLine && !keptHead.endsWith("\n")) {
+            int lastBreak = keptHead.lastIndexOf('\n');
+            if (lastBreak >= 0) {
+                int dropped = keptHead.codePointCount(lastBreak + 1, keptHead.length());
+                if (dropped <= window) {
+                    keptHead = keptHead.substring(0, lastBreak + 1);
+                    omitted = saturatedAdd(omitted, dropped);
+                }
+            }
         }
-        String tailText = decode(ordered, start, ordered.length - start);
-        int tailCount = tailText.codePointCount(0, tailText.length());
-        tailText = tailText.substring(tailText.offsetByCodePoints(tailText.length(), -Math.min(limit, tailCount)));
-        return headText + marker(omitted(totalChars)) + tailText;
+        if (!tailStartsLine) {
+            int firstBreak = keptTail.indexOf('\n');
+            if (firstBreak >= 0 && firstBreak + 1 < keptTail.length()) {
+                int dropped = keptTail.codePointCount(0, firstBreak + 1);
+                if (dropped <= window) {
+                    keptTail = keptTail.substring(firstBreak + 1);
+                    omitted = saturatedAdd(omitted, dropped);
+                }
+            }
+        }
+        return new Cut(keptHead, keptTail, omitted);
     }
 
-    /** What the cap did: total bytes, and characters cut from the middle. */
+    /** What the cap did: total bytes, and characters cut from the middle (the same count as the marker's). */
     public synchronized Truncation truncation() {
-        if (!tailWrapped) {
-            String all = unwrapped();
-            int codePoints = all.codePointCount(0, all.length());
-            return new Truncation(totalBytes, codePoints <= 2L * limit ? 0 : omitted(codePoints));
-        }
-        return new Truncation(totalBytes, omitted(totalChars));
+        Cut cut = cut();
+        return new Truncation(totalBytes, cut == null ? 0 : cut.omitted);
     }
 
     /**

@@ -124,6 +124,122 @@ class OutputBufferTest {
         assertThat(cut.truncation()).isEqualTo(whole.truncation());
     }
 
+    // ---- cut at line boundaries (issue 34) -----------------------------------------------------------------
+
+    /** The characters of the stream not in the text: the marker's count, and the truncation's, must be these. */
+    private static void assertCountsAreTheTruth(OutputBuffer buffer, String all) {
+        String text = buffer.text();
+        long omitted = buffer.truncation().omittedChars();
+        String marker = OutputBuffer.marker(omitted);
+        assertThat(text).as("one marker with the truncation's count").contains(marker);
+        int at = text.indexOf(marker);
+        String head = text.substring(0, at);
+        String tail = text.substring(at + marker.length());
+        assertThat(all).as("the head is the stream's start").startsWith(head);
+        assertThat(all).as("the tail is the stream's end").endsWith(tail);
+        assertThat(all.codePointCount(0, all.length()) - head.codePointCount(0, head.length())
+                - tail.codePointCount(0, tail.length())).as("omitted characters").isEqualTo(omitted);
+    }
+
+    private static OutputBuffer written(int limit, String all, int chunk) {
+        OutputBuffer buffer = new OutputBuffer(limit);
+        byte[] bytes = all.getBytes(StandardCharsets.UTF_8);
+        for (int i = 0; i < bytes.length; i += chunk) {
+            buffer.write(bytes, i, Math.min(chunk, bytes.length - i));
+        }
+        return buffer;
+    }
+
+    @Test
+    void lineWindow_isATenthOfTheLimit_atMost200() {
+        assertThat(OutputBuffer.lineWindow(9)).isZero();
+        assertThat(OutputBuffer.lineWindow(40)).isEqualTo(4);
+        assertThat(OutputBuffer.lineWindow(2_000)).isEqualTo(200);
+        assertThat(OutputBuffer.lineWindow(15_000)).isEqualTo(200);
+    }
+
+    /** The demo's flood (seq 1 2000000, limit 40): whole lines on both sides of the marker, counts exact. */
+    @Test
+    void seqFlood_headEndsAndTailStartsOnALine() {
+        StringBuilder seq = new StringBuilder();
+        for (int i = 1; i <= 2_000_000; i++) {
+            seq.append(i).append('\n');
+        }
+        String all = seq.toString();
+        for (int chunk : new int[] {1 << 16, 4093}) {
+            OutputBuffer buffer = written(40, all, chunk);
+            // the first 40 characters end "16\n1": the "1" of 17 is dropped; the last 40 are 5 whole lines already
+            assertThat(buffer.text()).startsWith("1\n2\n").contains("15\n16\n" + OutputBuffer.marker(
+                    buffer.truncation().omittedChars()) + "1999996\n").endsWith("1999999\n2000000\n");
+            assertCountsAreTheTruth(buffer, all);
+        }
+    }
+
+    /** A break exactly at the window's edge moves the cut; one character farther does not. */
+    @Test
+    void breakAtTheWindowsEdge_movesTheCut_oneFartherDoesNot() {
+        int limit = 50; // window 5
+        String middle = "m".repeat(100);
+        // head: 44 characters, a break, then 5 of the next line (dropped); tail: 4 characters, a break (dropped)
+        String near = "h".repeat(44) + "\n" + "abcde" + middle + "vwxy\n" + "t".repeat(45);
+        OutputBuffer buffer = written(limit, near, 1 << 16);
+        assertThat(buffer.text()).isEqualTo("h".repeat(44) + "\n" + OutputBuffer.marker(100 + 5 + 5)
+                + "t".repeat(45));
+        assertCountsAreTheTruth(buffer, near);
+
+        // one character farther on each side: the cut stays where the character count falls
+        String far = "h".repeat(43) + "\n" + "abcdef" + middle + "uvwxy\n" + "t".repeat(44);
+        buffer = written(limit, far, 1 << 16);
+        assertThat(buffer.text()).isEqualTo("h".repeat(43) + "\nabcdef" + OutputBuffer.marker(100)
+                + "uvwxy\n" + "t".repeat(44));
+        assertCountsAreTheTruth(buffer, far);
+    }
+
+    /** A head whose next character is a break already ends a line, and a tail after a break starts one. */
+    @Test
+    void cutAlreadyOnALine_isKept() {
+        int limit = 50;
+        String all = "a".repeat(48) + "\nb" + "\n" + "m".repeat(100) + "\n" + "c\n" + "z".repeat(48);
+        // the head is 48 a's, "\n", "b" and the next character is a break; the tail starts right after one
+        OutputBuffer buffer = written(limit, all, 1 << 16);
+        assertThat(buffer.text()).isEqualTo("a".repeat(48) + "\nb" + OutputBuffer.marker(102)
+                + "c\n" + "z".repeat(48));
+        assertCountsAreTheTruth(buffer, all);
+    }
+
+    /** One huge line: no break near either cut, so head and tail keep their full limit. */
+    @Test
+    void singleHugeLine_keepsItsHeadAndTail() {
+        String all = "x".repeat(1_000_000) + "\n";
+        OutputBuffer buffer = written(15_000, all, 1 << 16);
+        assertThat(buffer.text()).isEqualTo("x".repeat(15_000) + OutputBuffer.marker(1_000_001 - 30_000)
+                + "x".repeat(14_999) + "\n");
+        assertThat(buffer.truncation().omittedChars()).isEqualTo(1_000_001 - 30_000);
+        // with breaks just outside the window (201 characters from each cut): still the full limit
+        String lines = "y".repeat(14_798) + "\n" + "y".repeat(1_000_000) + "\n" + "y".repeat(14_799);
+        buffer = written(15_000, lines, 1 << 16);
+        assertThat(buffer.truncation().omittedChars()).isEqualTo(lines.length() - 30_000L);
+        assertCountsAreTheTruth(buffer, lines);
+    }
+
+    /** Multibyte characters: the window and the counts are in characters, the wrapped and unwrapped paths agree. */
+    @Test
+    void multibyteLines_countsInCharacters_wrappedOrNot() {
+        int limit = 30; // window 3; head and tail rings of 120 bytes
+        String line = "é€😀ab\n"; // 6 characters, 12 bytes
+        for (int lines : new int[] {11, 1000}) {
+            String all = line.repeat(lines) + "é€";
+            for (int chunk : new int[] {1, 5, 1 << 16}) {
+                OutputBuffer buffer = written(limit, all, chunk);
+                assertThat(buffer.text()).as("%d lines in chunks of %d", lines, chunk).doesNotContain("\uFFFD");
+                assertCountsAreTheTruth(buffer, all);
+                String text = buffer.text();
+                String marker = OutputBuffer.marker(buffer.truncation().omittedChars());
+                assertThat(text.substring(0, text.indexOf(marker))).as("head of %d lines", lines).endsWith("\n");
+            }
+        }
+    }
+
     // ---- raw bytes (issue 36) ----------------------------------------------------------------------------------
 
     private static byte[] bytes(int n) {

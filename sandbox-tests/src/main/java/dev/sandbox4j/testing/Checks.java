@@ -8,6 +8,7 @@ import dev.sandbox4j.FileInfo;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.GrepMatch;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.Truncation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -148,6 +149,41 @@ public final class Checks {
 
     public static byte[] utf8(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * What the output cap keeps of a whole stream, restated from the API's contract to check backends against: the
+     * stream itself when it has at most {@code 2 × limit} characters; else its first {@code limit} characters, ending
+     * at the last line break among them when that drops at most {@code min(200, limit / 10)} characters and the head
+     * does not already end a line, and its last {@code limit} characters, starting after the first line break among
+     * them under the same rule; the marker between counts every character left out.
+     *
+     * @return the expected text and the expected omitted characters
+     */
+    public static Map.Entry<String, Long> outputCap(String all, long totalBytes, int limit) {
+        int chars = all.codePointCount(0, all.length());
+        if (chars <= 2 * limit) {
+            return Map.entry(all, 0L);
+        }
+        int window = Math.min(200, limit / 10);
+        int headEnd = all.offsetByCodePoints(0, limit);
+        int tailStart = all.offsetByCodePoints(all.length(), -limit);
+        if (all.charAt(headEnd - 1) != '\n' && all.charAt(headEnd) != '\n') {
+            int lastBreak = all.lastIndexOf('\n', headEnd - 1);
+            if (lastBreak >= 0 && all.codePointCount(lastBreak + 1, headEnd) <= window) {
+                headEnd = lastBreak + 1;
+            }
+        }
+        if (all.charAt(tailStart - 1) != '\n') {
+            int firstBreak = all.indexOf('\n', tailStart);
+            if (firstBreak >= 0 && firstBreak + 1 < all.length()
+                    && all.codePointCount(tailStart, firstBreak + 1) <= window) {
+                tailStart = firstBreak + 1;
+            }
+        }
+        long omitted = all.codePointCount(headEnd, tailStart);
+        return Map.entry(all.substring(0, headEnd) + new Truncation(totalBytes, omitted).marker()
+                + all.substring(tailStart), omitted);
     }
 
     /** {@code text} repeated until it is {@code length} characters long. */

@@ -355,7 +355,8 @@ public interface ShellContract extends ConformanceSupport {
     /**
      * Lengths on each side of the cap's edges (a backend may cut the middle before the host sees it) in UTF-8 of 1- to
      * 4-byte characters, possibly ending inside one: the result keeps the first and last {@code limit} characters of
-     * the whole text and counts the rest, to the character.
+     * the whole text, moved to a line boundary when one is near ({@link Checks#outputCap}), and counts the rest, to
+     * the character.
      */
     @Test
     @Requires(Feature.SHELL)
@@ -371,12 +372,9 @@ public interface ShellContract extends ConformanceSupport {
             }
             byte[] bytes = java.util.Arrays.copyOf(b.toByteArray(), length);
             String all = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-            int chars = all.codePointCount(0, all.length());
-            String expected = chars <= 2 * limit ? all
-                    : all.substring(0, all.offsetByCodePoints(0, limit))
-                    + new Truncation(length, chars - 2L * limit).marker()
-                    + all.substring(all.offsetByCodePoints(all.length(), -limit));
-            Truncation truncation = new Truncation(length, Math.max(0, chars - 2L * limit));
+            java.util.Map.Entry<String, Long> cap = Checks.outputCap(all, length, limit);
+            String expected = cap.getKey();
+            Truncation truncation = new Truncation(length, cap.getValue());
             sandbox.files().write("cap.bin", bytes);
             ExecResult r = sandbox.shell().run(ExecRequest.shell("cat cap.bin; cat cap.bin >&2")
                     .withOutputLimit(limit));

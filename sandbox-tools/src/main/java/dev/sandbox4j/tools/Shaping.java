@@ -75,9 +75,11 @@ final class Shaping {
 
     /**
      * Shapes one stream once. When the backend already cut it (its {@link Truncation} says so and its marker is in
-     * the text), the backend's head and tail are kept, never cut again; otherwise a text over twice the limit is cut
-     * here. Either way the cut moves to a line boundary when one lies within {@link #LINE_WINDOW} characters, and
-     * one marker states the characters (and lines, when counted) that are gone.
+     * the text), the backend's head and tail are kept, never cut again: the backends' cut (sandbox-core's
+     * OutputBuffer) already falls on line boundaries near it, and moving it again would drop a whole line. Otherwise
+     * a text over twice the limit is cut here, the cut moved to a line boundary when one lies within
+     * {@link #LINE_WINDOW} characters. Either way one marker states the characters (and lines, when counted) that
+     * are gone.
      *
      * @param count the whole stream's counts, or null when the stream was not watched as it went by
      */
@@ -104,13 +106,14 @@ final class Shaping {
         } else {
             return new Capped(text, t.omittedChars(), t.truncated() ? -1 : 0);
         }
-        int headCut = head.lastIndexOf('\n');
+        boolean backendCut = at >= 0;
+        int headCut = backendCut ? -1 : head.lastIndexOf('\n');
         if (headCut >= 0 && head.length() - (headCut + 1) <= LINE_WINDOW && headCut + 1 < head.length()) {
             String dropped = head.substring(headCut + 1);
             omitted += dropped.codePointCount(0, dropped.length());
             head = head.substring(0, headCut + 1);
         }
-        int tailCut = tail.indexOf('\n');
+        int tailCut = backendCut ? -1 : tail.indexOf('\n');
         if (tailCut >= 0 && tailCut < LINE_WINDOW && tailCut + 1 < tail.length()) {
             String dropped = tail.substring(0, tailCut + 1);
             omitted += dropped.codePointCount(0, dropped.length());
@@ -133,6 +136,11 @@ final class Shaping {
             int headEnd = text.offsetByCodePoints(0, limit);
             if (text.startsWith(marker, headEnd)) {
                 return headEnd;
+            }
+            // the backend moved its head's end back to a line break, by at most LINE_WINDOW characters
+            int lineEnd = text.indexOf(marker, text.offsetByCodePoints(0, Math.max(0, limit - LINE_WINDOW)));
+            if (lineEnd >= 0 && lineEnd <= headEnd) {
+                return lineEnd;
             }
         }
         return text.indexOf(marker);

@@ -93,6 +93,30 @@ class TruncationMarkerTest {
         }
     }
 
+    /** The backend's cut already falls on lines (issue 34): the tool keeps its head and tail as they are. */
+    @Test
+    void backendsLineCut_isNotMovedAgain() {
+        StringBuilder seq = new StringBuilder();
+        for (int i = 1; i <= N; i++) {
+            seq.append(i).append('\n');
+        }
+        try (MemorySandbox sandbox = MemorySandbox.open()) {
+            sandbox.onCommand("listing", req -> ExecResult.of(0, seq.toString(), ""));
+            ExecResult backend = sandbox.shell().run("listing");
+            String marker = backend.stdoutTruncation().marker();
+            String text = backend.stdout();
+            String head = text.substring(0, text.indexOf(marker));
+            String tail = text.substring(text.indexOf(marker) + marker.length());
+            assertThat(head).endsWith("\n");
+
+            ToolResult r = new SandboxTools(sandbox).call("bash", Map.of("command", "listing"));
+
+            String out = (String) r.get("stdout");
+            assertThat(out).startsWith(head).endsWith(" truncated ...]\n" + tail);
+            assertThat(r.get("stdout_omitted_chars")).isEqualTo(backend.stdoutTruncation().omittedChars());
+        }
+    }
+
     @Test
     void aWholeTextIsCutOnceWithLinesCounted() {
         String text = "x".repeat(50) + "\n" + "y\n".repeat(40_000) + "z".repeat(50);

@@ -1,10 +1,11 @@
 package com.example.agent;
 
-import static com.example.agent.ScriptedChatModel.answer;
-import static com.example.agent.ScriptedChatModel.toolCall;
+import static dev.sandbox4j.testing.springai.ScriptedChatModel.answer;
+import static dev.sandbox4j.testing.springai.ScriptedChatModel.toolCall;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sandbox4j.spring.SandboxFactory;
+import dev.sandbox4j.testing.springai.ScriptedChatModel;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -26,10 +27,10 @@ class AgentControllerTest {
     static class Model {
         @Bean
         ScriptedChatModel chatModel() {
-            return new ScriptedChatModel(
+            return ScriptedChatModel.of(
                     toolCall("write_file", "{\"path\":\"notes/plan.md\",\"content\":\"1. test\\n2. ship\\n\"}"),
                     toolCall("bash", "{\"command\":\"cat notes/plan.md\"}"),
-                    answer(lastToolResult -> "The plan file says: " + lastToolResult));
+                    answer(turn -> "The plan file says: " + turn.lastToolResult()));
         }
     }
 
@@ -38,6 +39,9 @@ class AgentControllerTest {
 
     @Autowired
     SandboxFactory sandboxes;
+
+    @Autowired
+    ScriptedChatModel model;
 
     @Test
     void aTask_runsTheToolLoopInTheConversationsSandbox() {
@@ -49,5 +53,7 @@ class AgentControllerTest {
         assertThat(reply).startsWith("The plan file says: {\"success\":true")
                 .contains("\"stdout\":\"1. test\\n2. ship\\n\"");
         assertThat(sandboxes.openSandboxes()).as("conversation c1's sandbox, kept for its next task").isEqualTo(1);
+        model.assertScriptFinished();
+        assertThat(model.toolResults()).extracting(r -> r.name()).containsExactly("write_file", "bash");
     }
 }
