@@ -15,13 +15,13 @@ trap 'rm -rf "$work"' EXIT
 # Maven 3.8's -q still writes ESC[0m (Jansi's colour reset) at start and exit unless MAVEN_OPTS has jansi.noreset
 # (scripts/demo.sh); its output goes to logs anyway, shown when it fails.
 export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
-if ! mvn_ -pl sandbox4j-bom,sandbox-memory,sandbox-local,sandbox-tools,sandbox-langchain4j,sandbox-spring-boot-starter,sandbox-testing-langchain4j,sandbox-testing-springai \
+if ! mvn_ -pl sandbox4j-bom,sandbox-memory,sandbox-local,sandbox-tools,sandbox-langchain4j,sandbox-spring-boot-starter,sandbox-testing-langchain4j,sandbox-testing-springai,sandbox-mcp \
         -am install -DskipTests >"$work/install.log" 2>&1; then
     cat "$work/install.log" >&2
     exit 1
 fi
 echo "examples: installed the sandbox4j modules in $(( $(date +%s) - t0 )) s"
-for example in plain-java langchain4j spring-boot-ai; do
+for example in plain-java langchain4j spring-boot-ai mcp-stdio; do
     t=$(date +%s)
     cp -r "examples/$example" "$work/$example"
     rm -rf "$work/$example/target"
