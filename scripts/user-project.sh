@@ -5,6 +5,8 @@
 # shades) into the local Maven repository first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Maven 3.8's -q still writes ESC[0m (Jansi's colour reset) unless MAVEN_OPTS has jansi.noreset (scripts/demo.sh)
+export MAVEN_OPTS="${MAVEN_OPTS:+$MAVEN_OPTS }-Djansi.noreset=true"
 mvn -B -ntp -q -pl sandbox-api,sandbox-memory -am install -DskipTests
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
