@@ -50,8 +50,11 @@ public final class AgentSandbox implements Sandbox {
     /** How long the agent may take to say READY. */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
-    /** The interpreters the probe looks for, in the sandbox's own PATH order (the jail's starts /usr/local/bin). */
-    static final String PROBE = "for l in python3 node bash; do p=$(command -v \"$l\") && case $p in /*) "
+    /**
+     * The interpreters the probe looks for, in the sandbox's own PATH order (the jail's starts /usr/local/bin); a host
+     * that runs it itself (to add its own checks in the same round trip) parses its output with {@link #interpreters}.
+     */
+    public static final String PROBE = "for l in python3 node bash; do p=$(command -v \"$l\") && case $p in /*) "
             + "echo \"$l:$p\" ;; esac; done";
 
     private final SandboxHost host;
@@ -113,7 +116,7 @@ public final class AgentSandbox implements Sandbox {
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
         AgentRunner runner = new AgentRunner(ch, host.internalEnv(), WorkspacePaths.WORKSPACE);
-        Map<Language, String> interpreters = host.interpreters().orElseGet(() -> probe(runner));
+        Map<Language, String> interpreters = host.interpreters(runner).orElseGet(() -> probe(runner));
         info = host.ready(runner, interpreters);
         FileSystem fs = host.workspace(runner, context);
         files = fs;
@@ -139,8 +142,13 @@ public final class AgentSandbox implements Sandbox {
             Thread.currentThread().interrupt();
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
+        return interpreters(r.out());
+    }
+
+    /** The languages and interpreter paths in the output of {@link #PROBE} (other lines are ignored). */
+    public static Map<Language, String> interpreters(String probeOutput) {
         Map<Language, String> langs = new EnumMap<>(Language.class);
-        for (String line : r.out().split("\n")) {
+        for (String line : probeOutput.split("\n")) {
             int colon = line.indexOf(':');
             if (colon < 0) {
                 continue;

@@ -45,11 +45,12 @@ public interface SandboxHost {
     SandboxException agentDidNotStart(String why);
 
     /**
-     * The interpreters of the sandbox's languages when the host can tell without asking the agent (a jail that binds
-     * the host's own {@code /usr} sees the host's files), or empty: then {@link AgentSandbox} probes through the agent
-     * (one command, about a millisecond on a jail, a few on a container).
+     * The interpreters of the sandbox's languages when the host answers itself: without asking the agent (a jail that
+     * binds the host's own {@code /usr} sees the host's files), or by running {@link AgentSandbox#PROBE} with its own
+     * checks in the same command; or empty: then {@link AgentSandbox} runs the probe (one round trip on the open's
+     * path, about a millisecond on a jail, a few on a container).
      */
-    default java.util.Optional<Map<Language, String>> interpreters() {
+    default java.util.Optional<Map<Language, String>> interpreters(AgentRunner runner) {
         return java.util.Optional.empty();
     }
 

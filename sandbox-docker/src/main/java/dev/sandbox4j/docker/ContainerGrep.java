@@ -66,8 +66,7 @@ final class ContainerGrep {
     record Entry(char type, long size, String path, byte[] raw) {
     }
 
-    GrepResult grep(String rel, FileInfo root, String regex, GrepOptions options) {
-        GrepScan scan = new GrepScan(regex, options);
+    GrepResult grep(String rel, FileInfo root, GrepScan scan, GrepOptions options) {
         Duration timeout = options.timeBudget().plusSeconds(30);
         if (!root.isDirectory()) {
             String parent = rel.contains("/") ? rel.substring(0, rel.lastIndexOf('/')) : "";

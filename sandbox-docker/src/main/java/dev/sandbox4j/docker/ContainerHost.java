@@ -231,17 +231,26 @@ final class ContainerHost implements SandboxHost {
         return AGENT_DIR;
     }
 
+    /** The shared language probe and this backend's check of the workspace, in one command on the open's path. */
     @Override
-    public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
+    public java.util.Optional<Map<Language, String>> interpreters(AgentRunner runner) {
         this.runner = runner;
-        agentDidNotStart = false;
-        this.interpreters = interpreters;
-        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", "test -w /workspace && echo ws:ok"), null);
+        agentDidNotStart = false; // it said READY: a failure from here on is not a missing binaries volume
+        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", AgentSandbox.PROBE
+                + "\ntest -w /workspace && echo ws:ok"), null);
         if (!probe.out().contains("ws:ok")) {
             throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
                     + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
                     + probe.out().strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
         }
+        return java.util.Optional.of(AgentSandbox.interpreters(probe.out()));
+    }
+
+    @Override
+    public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
+        this.runner = runner;
+        agentDidNotStart = false;
+        this.interpreters = interpreters;
         InspectContainerResponse inspected = await(inspecting);
         Engine.Traits traits = engine.traits();
         if (traits.podman() && workspaceTmpfsBytes > 0) {

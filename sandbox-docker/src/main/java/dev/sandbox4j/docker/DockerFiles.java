@@ -506,13 +506,13 @@ final class DockerFiles extends WorkspaceBase {
     @Override
     public GrepResult grep(String regex, String path, GrepOptions options) {
         String rel = rel(path);
-        new GrepScan(regex, options); // a bad pattern fails before the sandbox is asked anything
+        GrepScan scan = new GrepScan(regex, options); // a bad pattern fails before the sandbox is asked anything
         FileInfo root = stat(rel);
         if (root.isSymlink()) {
             throw DockerErrors.error(ErrorKind.PERMISSION_DENIED, "refusing to follow the symbolic link " + rel);
         }
         try {
-            return new ContainerGrep(sandbox).grep(rel, root, regex, options);
+            return new ContainerGrep(sandbox).grep(rel, root, scan, options);
         } catch (SandboxException e) {
             if (sandbox.closed()) {
                 throw DockerErrors.closed(sandbox.id);

@@ -601,7 +601,7 @@ final class BwrapHost implements SandboxHost {
      * read-only, so it sees these very files; no probe through the agent on the open's path.
      */
     @Override
-    public java.util.Optional<Map<Language, String>> interpreters() {
+    public java.util.Optional<Map<Language, String>> interpreters(AgentRunner runner) {
         Map<Language, String> found = new java.util.EnumMap<>(Language.class);
         Map<Language, String> names = Map.of(Language.PYTHON, "python3", Language.JAVASCRIPT, "node",
                 Language.BASH, "bash");
