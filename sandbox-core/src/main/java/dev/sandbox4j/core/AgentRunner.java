@@ -175,7 +175,7 @@ public final class AgentRunner {
         channel.closeStdin(id, true);
         if (streamed != null) {
             // the copy below blocks on the pipe: the shared timer ends it at the deadline
-            java.util.concurrent.ScheduledFuture<?> stop = AgentShell.TIMER.schedule(() -> {
+            java.util.concurrent.ScheduledFuture<?> stop = Background.timer().schedule(() -> {
                 if (!exit.isDone()) {
                     streamed.close();
                 }

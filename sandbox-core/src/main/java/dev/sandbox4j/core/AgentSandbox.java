@@ -36,17 +36,6 @@ import java.util.function.IntPredicate;
  * once ({@link CloseOnce}) and every other caller waits for it to finish.
  */
 public final class AgentSandbox implements Sandbox {
-    /**
-     * Where closes that nobody waits for run (a death, the lifetime): never on the shared command timer, which a
-     * close (a container's removal, a jail's kill) would hold for seconds. Daemon threads that end when idle.
-     */
-    private static final java.util.concurrent.ExecutorService CLOSERS = new java.util.concurrent.ThreadPoolExecutor(
-            0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> {
-                Thread t = new Thread(r, "sandbox4j-close");
-                t.setDaemon(true);
-                return t;
-            });
-
     /** How long the agent may take to say READY. */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -126,7 +115,7 @@ public final class AgentSandbox implements Sandbox {
         startEgress(ch);
         spec.files().forEach((path, content) -> fs.write(path, content));
         if (!spec.lifetime().isZero() && !spec.lifetime().isNegative()) {
-            expiry = AgentShell.TIMER.schedule(() -> CLOSERS.execute(this::close), spec.lifetime().toMillis(),
+            expiry = Background.timer().schedule(() -> Background.execute(this::close), spec.lifetime().toMillis(),
                     TimeUnit.MILLISECONDS);
         }
     }
@@ -202,7 +191,7 @@ public final class AgentSandbox implements Sandbox {
         if (s != null) {
             s.markAll("the sandbox died: " + detail);
         }
-        CLOSERS.execute(this::close);
+        Background.execute(this::close);
     }
 
     private void checkOpen() {

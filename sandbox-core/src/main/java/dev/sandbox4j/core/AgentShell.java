@@ -26,8 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -42,12 +40,6 @@ import java.util.stream.Collectors;
  * commands run on one shared daemon thread.
  */
 public final class AgentShell implements Shell, CodeRunner {
-    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sandbox4j-command-timer");
-        t.setDaemon(true);
-        return t;
-    });
-
     /** What only the sandbox knows: whether it is open, and its host's process control. */
     public interface Hooks extends SandboxHost.ProcessControl {
         /** Throws {@link ErrorKind#CLOSED} when the sandbox is closed (noticing a dead jail or container). */
@@ -159,7 +151,7 @@ public final class AgentShell implements Shell, CodeRunner {
         }
         AgentCommand c = startHolding(request, listener == null ? OutputListener.NONE : listener, false, null);
         if (request.timeout() != null) {
-            TIMER.schedule(() -> {
+            Background.timer().schedule(() -> {
                 if (c.isAlive()) {
                     c.forcedStatus = ExecStatus.TIMEOUT;
                     c.forcedDetail = "timed out after " + request.timeout().toMillis() + " ms";

@@ -24,7 +24,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -73,7 +72,7 @@ public final class EgressProxy {
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "proxy-connection", "keep-alive",
             "proxy-authorization", "proxy-authenticate", "te", "trailer", "upgrade", "host");
     private static final AtomicInteger THREADS = new AtomicInteger();
-    private static final ScheduledExecutorService TIMER = timer();
+    private static final ScheduledExecutorService TIMER = dev.sandbox4j.core.Background.timer();
 
     private final NetworkPolicy policy;
     private final Resolver resolver;
@@ -788,15 +787,5 @@ public final class EgressProxy {
 
     private static int millis(Duration d) {
         return (int) Math.min(Integer.MAX_VALUE, Math.max(1, d.toMillis()));
-    }
-
-    private static ScheduledExecutorService timer() {
-        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread th = new Thread(r, "sandbox4j-egress-timer");
-            th.setDaemon(true);
-            return th;
-        });
-        t.setRemoveOnCancelPolicy(true);
-        return t;
     }
 }
