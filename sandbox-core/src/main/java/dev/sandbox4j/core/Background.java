@@ -58,6 +58,14 @@ public final class Background {
         });
     }
 
+    /**
+     * The shared workers as an {@link Executor} for {@code CompletableFuture}s whose caller waits (an upload's
+     * producer, an inspect beside a start); not an {@code ExecutorService}, so no caller can shut it down.
+     */
+    public static Executor workers() {
+        return WORKERS;
+    }
+
     /** An executor that runs its tasks one at a time, in submission order, on the shared workers. */
     public static Executor serial() {
         return new Serial();

@@ -579,7 +579,7 @@ final class ContainerHost implements SandboxHost {
         }
     }
 
-    static final java.util.concurrent.ExecutorService HELPERS = Engine.daemonPool("sandbox4j-docker-open");
+    static final java.util.concurrent.Executor HELPERS = dev.sandbox4j.core.Background.workers();
 
     /** The result of an engine call made on a helper thread, its failure rethrown as the call's own would be. */
     private static <T> T await(java.util.concurrent.CompletableFuture<T> f) {

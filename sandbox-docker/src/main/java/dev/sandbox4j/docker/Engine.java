@@ -532,7 +532,7 @@ final class Engine implements Closeable {
                 } catch (IOException ex) {
                     throw new java.io.UncheckedIOException(ex);
                 }
-            }, UPLOADERS);
+            }, dev.sandbox4j.core.Background.workers());
         } catch (IOException ex) {
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.IO_ERROR, "preparing an upload: " + ex.getMessage(), ex);
         }
@@ -559,32 +559,13 @@ final class Engine implements Closeable {
         }
     }
 
-    private static final java.util.concurrent.ExecutorService UPLOADERS = daemonPool("sandbox4j-docker-upload");
-
-    /**
-     * An unbounded pool of daemon threads that end after 5 s idle (a cached pool keeps them 60 s, which after a
-     * burst of 64 sandboxes leaves dozens of idle threads in the application for a minute).
-     */
-    static java.util.concurrent.ExecutorService daemonPool(String name) {
-        return new java.util.concurrent.ThreadPoolExecutor(0, Integer.MAX_VALUE, 5, TimeUnit.SECONDS,
-                new java.util.concurrent.SynchronousQueue<>(), r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    return t;
-                });
-    }
-
     // ---------------------------------------------------------------------------------------------- janitor
 
     /** Minimum time between two janitor runs against the same engine in one JVM. */
     static final Duration JANITOR_INTERVAL = Duration.ofSeconds(2);
     private static final Map<String, Long> JANITOR_LAST = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final java.util.concurrent.ExecutorService JANITORS =
-            java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "sandbox4j-docker-janitor");
-                t.setDaemon(true);
-                return t;
-            });
+    /** Janitor runs one at a time (each on its own connection), on the library's shared workers. */
+    private static final java.util.concurrent.Executor JANITORS = dev.sandbox4j.core.Background.serial();
 
     /**
      * Runs the janitor in the background, on its own connection, at most once per {@link #JANITOR_INTERVAL} per engine
@@ -747,12 +728,6 @@ final class Engine implements Closeable {
     private static final Map<String, Leftovers> LEFTOVERS = new java.util.concurrent.ConcurrentHashMap<>();
     private static final java.util.concurrent.atomic.AtomicBoolean EXIT_HOOK = new java.util.concurrent.atomic.AtomicBoolean();
     private static final java.util.concurrent.atomic.AtomicBoolean RETRYING = new java.util.concurrent.atomic.AtomicBoolean();
-    private static final java.util.concurrent.ScheduledExecutorService RETRIES =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "sandbox4j-docker-leftovers");
-                t.setDaemon(true);
-                return t;
-            });
     /** The longest pause between two background tries. */
     private static final long RETRY_MAX_MS = 60_000;
 
@@ -774,7 +749,7 @@ final class Engine implements Closeable {
         LOG.debug("sandbox4j: left for later: container {} volume {}", container, volume);
         if (EXIT_HOOK.compareAndSet(false, true)) {
             try {
-                Runtime.getRuntime().addShutdownHook(new Thread(Engine::removeLeftoversAtExit, "sandbox4j-docker-exit"));
+                dev.sandbox4j.core.Background.atExit(Engine::removeLeftovers);
             } catch (IllegalStateException alreadyExiting) {
                 // the JVM is exiting: the janitor of the next JVM removes them (their owner is gone by then)
             }
@@ -790,7 +765,8 @@ final class Engine implements Closeable {
 
     private static void scheduleRetry(long delayMs) {
         try {
-            RETRIES.schedule(() -> {
+            // the timer only hands the try to a worker: a removal waits on the engine
+            dev.sandbox4j.core.Background.timer().schedule(() -> dev.sandbox4j.core.Background.execute(() -> {
                 removeLeftovers();
                 if (anyLeftover()) {
                     scheduleRetry(Math.min(delayMs * 2, RETRY_MAX_MS));
@@ -800,7 +776,7 @@ final class Engine implements Closeable {
                         scheduleRetry(500); // one was left while this try ended
                     }
                 }
-            }, delayMs, TimeUnit.MILLISECONDS);
+            }), delayMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException ignored) {
             // shutting down: the exit hook tries
         }
@@ -831,18 +807,6 @@ final class Engine implements Closeable {
             if (removeVolumeQuietly(v)) {
                 l.volumes.remove(v);
             }
-        }
-    }
-
-    /** At exit, one bounded try: a hook must not hold the JVM's exit for long. */
-    private static void removeLeftoversAtExit() {
-        Thread t = new Thread(Engine::removeLeftovers, "sandbox4j-docker-exit-remove");
-        t.setDaemon(true);
-        t.start();
-        try {
-            t.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

@@ -33,8 +33,7 @@ final class AgentFiles {
     private static final Set<Path> MADE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> MADE.forEach(AgentFiles::delete),
-                "sandbox4j-local-agent-files"));
+        dev.sandbox4j.core.Background.atExit(() -> MADE.forEach(AgentFiles::delete));
     }
 
     private AgentFiles() {

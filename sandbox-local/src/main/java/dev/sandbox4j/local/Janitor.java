@@ -5,10 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,13 +22,8 @@ final class Janitor {
     private static final Pattern TEMP = Pattern.compile(Pattern.quote(BwrapHost.PREFIX) + "(\\d+)-(ws|ctl|bin)-.*");
     private static final long INTERVAL_NANOS = 2_000_000_000L;
     private static final AtomicLong LAST = new AtomicLong(System.nanoTime() - INTERVAL_NANOS - 1);
-    /** One daemon thread, gone after 5 s idle; runs never overlap (the interval gate admits one at a time). */
-    private static final ExecutorService RUNNER = new ThreadPoolExecutor(0, 1, 5, TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(), r -> {
-                Thread t = new Thread(r, "sandbox4j-local-janitor");
-                t.setDaemon(true);
-                return t;
-            });
+    /** Runs never overlap (the interval gate admits one at a time; the serial executor keeps it so). */
+    private static final java.util.concurrent.Executor RUNNER = dev.sandbox4j.core.Background.serial();
 
     private Janitor() {
     }
