@@ -29,6 +29,17 @@ import java.util.Set;
  * }</pre>
  *
  * A backend that cannot enforce a policy fails to open with {@link ErrorKind#UNSUPPORTED}.
+ *
+ * <p><b>Brokered credentials</b> ({@link #withCredential}): a secret the sandbox needs to call one API, which never
+ * enters the sandbox. Inside, only a placeholder of the same length exists (in an environment variable if asked); the
+ * host's proxy puts the real value on requests to the credential's hosts only, and scrubs it from their responses:
+ *
+ * <pre>{@code
+ * NetworkPolicy.allowDomains("api.anthropic.com")
+ *     .withCredential(Credential.header("x-api-key", apiKey).forHost("api.anthropic.com")
+ *         .exposedAs("ANTHROPIC_API_KEY"))
+ * // in the sandbox: ANTHROPIC_BASE_URL=http://api.anthropic.com (plain HTTP to the proxy, which calls HTTPS)
+ * }</pre>
  */
 public final class NetworkPolicy {
     /** The three kinds of policy. */
@@ -42,21 +53,23 @@ public final class NetworkPolicy {
     }
 
     /** Loopback only: nothing leaves the sandbox, nothing on the host is reachable. The default. */
-    public static final NetworkPolicy NONE = new NetworkPolicy(Mode.NONE, List.of(), true);
+    public static final NetworkPolicy NONE = new NetworkPolicy(Mode.NONE, List.of(), true, List.of());
 
     /** Any domain and port, with every resolved address checked against the address deny-list. */
-    public static final NetworkPolicy ALLOW_ALL = new NetworkPolicy(Mode.ALL, List.of(), true);
+    public static final NetworkPolicy ALLOW_ALL = new NetworkPolicy(Mode.ALL, List.of(), true, List.of());
 
-    private static final NetworkPolicy ALLOW_ALL_UNFILTERED = new NetworkPolicy(Mode.ALL, List.of(), false);
+    private static final NetworkPolicy ALLOW_ALL_UNFILTERED = new NetworkPolicy(Mode.ALL, List.of(), false, List.of());
 
     private final Mode mode;
     private final List<DomainRule> domains;
     private final boolean addressDenyList;
+    private final List<Credential> credentials;
 
-    private NetworkPolicy(Mode mode, List<DomainRule> domains, boolean addressDenyList) {
+    private NetworkPolicy(Mode mode, List<DomainRule> domains, boolean addressDenyList, List<Credential> credentials) {
         this.mode = mode;
         this.domains = domains;
         this.addressDenyList = addressDenyList;
+        this.credentials = credentials;
     }
 
     /** {@link #NONE}. */
@@ -92,7 +105,7 @@ public final class NetworkPolicy {
         if (rules.isEmpty()) {
             return NONE;
         }
-        return new NetworkPolicy(Mode.DOMAINS, List.copyOf(new ArrayList<>(rules)), true);
+        return new NetworkPolicy(Mode.DOMAINS, List.copyOf(new ArrayList<>(rules)), true, List.of());
     }
 
     public Mode mode() {
@@ -107,6 +120,47 @@ public final class NetworkPolicy {
     /** Whether resolved addresses are checked against the deny-list; false only for the opt-out by name. */
     public boolean addressDenyList() {
         return addressDenyList;
+    }
+
+    /**
+     * This policy with {@code credential} brokered by the host's proxy. Every host of the credential must be one this
+     * policy lets through on port 443 (the proxy calls it over HTTPS), and no host may already have a credential.
+     *
+     * @throws IllegalArgumentException when a host is not permitted or already has a credential
+     */
+    public NetworkPolicy withCredential(Credential credential) {
+        Objects.requireNonNull(credential, "credential");
+        if (credential.hosts().isEmpty()) {
+            throw new IllegalArgumentException("the credential names no host: add forHost(...)");
+        }
+        for (String host : credential.hosts()) {
+            if (!permits(host, 443)) {
+                throw new IllegalArgumentException("the credential's host " + host + " is not allowed by the policy "
+                        + this + " on port 443");
+            }
+            if (credentialFor(host) != null) {
+                throw new IllegalArgumentException("the host " + host + " already has a credential");
+            }
+        }
+        List<Credential> all = new ArrayList<>(credentials);
+        all.add(credential);
+        return new NetworkPolicy(mode, domains, addressDenyList, List.copyOf(all));
+    }
+
+    /** The brokered credentials, in the order they were added. */
+    public List<Credential> credentials() {
+        return credentials;
+    }
+
+    /** The credential brokered for {@code host} (a name, compared as {@link DomainRule} does), or null. */
+    public Credential credentialFor(String host) {
+        String name = DomainRule.normalize(host);
+        for (Credential c : credentials) {
+            if (c.hosts().contains(name)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     /**
@@ -137,25 +191,30 @@ public final class NetworkPolicy {
             return false;
         }
         NetworkPolicy other = (NetworkPolicy) o;
-        return mode == other.mode && addressDenyList == other.addressDenyList && domains.equals(other.domains);
+        return mode == other.mode && addressDenyList == other.addressDenyList && domains.equals(other.domains)
+                && credentials.equals(other.credentials);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(mode, domains, addressDenyList);
+        return Objects.hash(mode, domains, addressDenyList, credentials);
     }
 
     /** {@code none}, {@code all}, {@code all (no address deny-list)} or {@code domains [pypi.org, *.x.org:443]}. */
     @Override
     public String toString() {
+        String base;
         switch (mode) {
             case NONE:
-                return "none";
+                base = "none";
+                break;
             case ALL:
-                return addressDenyList ? "all" : "all (no address deny-list)";
+                base = addressDenyList ? "all" : "all (no address deny-list)";
+                break;
             default:
-                return "domains " + domains;
+                base = "domains " + domains;
         }
+        return credentials.isEmpty() ? base : base + ", credentials " + credentials;
     }
 
     /** One allow-list entry: a name or {@code *.suffix}, and a port (or any port, or the default 80 and 443). */
@@ -300,6 +359,183 @@ public final class NetworkPolicy {
         @Override
         public String toString() {
             return port == WEB_PORTS ? pattern : pattern + ":" + (port == ANY_PORT ? "*" : String.valueOf(port));
+        }
+    }
+
+    /**
+     * A secret the host's proxy applies to requests to its hosts, so that it never enters the sandbox. Immutable;
+     * {@link #toString()}, {@code equals} and {@code hashCode} never use the secret (two credentials are equal only when
+     * they are the same object, since a placeholder is random).
+     *
+     * <p>How the sandbox calls a brokered host: over plain HTTP through the proxy ({@code http://api.example.com/...},
+     * with {@code HTTP_PROXY} set, as every sandbox with a network policy has it); the proxy replaces the credential's
+     * header or query parameter with the real value and calls the host over HTTPS on port 443, verifying its
+     * certificate. A {@code CONNECT} (HTTPS from inside) to the host stays a blind tunnel that carries only the
+     * placeholder. Responses from the host are scrubbed: the secret's bytes become the placeholder's before the sandbox
+     * sees them.
+     */
+    public static final class Credential {
+        /** How the secret is put on a request. */
+        public enum Kind {
+            /** A header with the secret as its whole value. */
+            HEADER,
+            /** {@code Authorization: Bearer <secret>}. */
+            BEARER,
+            /** {@code Authorization: Basic base64(user:secret)}. */
+            BASIC,
+            /** A query parameter with the secret as its value. */
+            QUERY_PARAMETER
+        }
+
+        private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+        private static final String PREFIX = "sandbox4j-placeholder-";
+        /** The shortest secret the proxy brokers. */
+        public static final int MIN_SECRET = 8;
+        private static final String ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+        private final Kind kind;
+        private final String name;
+        private final String user;
+        private final String secret;
+        private final String placeholder;
+        private final List<String> hosts;
+        private final String envName;
+
+        private Credential(Kind kind, String name, String user, String secret, String placeholder, List<String> hosts,
+                String envName) {
+            this.kind = kind;
+            this.name = name;
+            this.user = user;
+            this.secret = secret;
+            this.placeholder = placeholder;
+            this.hosts = hosts;
+            this.envName = envName;
+        }
+
+        private static Credential of(Kind kind, String name, String user, String secret) {
+            Objects.requireNonNull(secret, "secret");
+            if (!secret.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException("a credential's secret must be printable ASCII without spaces (it "
+                        + "goes into an HTTP header or query)");
+            }
+            if (secret.length() < MIN_SECRET) {
+                throw new IllegalArgumentException("a credential's secret must have at least " + MIN_SECRET
+                        + " characters: the proxy scrubs it from responses, and a shorter one would match ordinary "
+                        + "text");
+            }
+            return new Credential(kind, name, user, secret, placeholderFor(secret), List.of(), null);
+        }
+
+        /** The secret as the whole value of header {@code headerName} (e.g. {@code x-api-key}). */
+        public static Credential header(String headerName, String secret) {
+            return of(Kind.HEADER, token(headerName, "headerName"), null, secret);
+        }
+
+        /** {@code Authorization: Bearer <token>}. */
+        public static Credential bearer(String token) {
+            return of(Kind.BEARER, "Authorization", null, token);
+        }
+
+        /** {@code Authorization: Basic} with {@code user} (not secret) and {@code password} (secret). */
+        public static Credential basic(String user, String password) {
+            Objects.requireNonNull(user, "user");
+            if (user.indexOf(':') >= 0 || !user.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                throw new IllegalArgumentException("a basic-auth user must be printable ASCII without ':' or spaces");
+            }
+            return of(Kind.BASIC, "Authorization", user, password);
+        }
+
+        /** The secret as the value of query parameter {@code parameter}, for APIs that take a key in the URL. */
+        public static Credential queryParameter(String parameter, String secret) {
+            return of(Kind.QUERY_PARAMETER, token(parameter, "parameter"), null, secret);
+        }
+
+        /** This credential for {@code hosts} too (exact names; the policy must allow each). */
+        public Credential forHost(String... hosts) {
+            List<String> all = new ArrayList<>(this.hosts);
+            for (String h : hosts) {
+                String name = DomainRule.normalize(Objects.requireNonNull(h, "host"));
+                if (name.isEmpty() || name.startsWith("*") || name.indexOf(':') >= 0 || name.indexOf('/') >= 0) {
+                    throw new IllegalArgumentException("a credential's host is an exact name without port: " + h);
+                }
+                if (!all.contains(name)) {
+                    all.add(name);
+                }
+            }
+            return new Credential(kind, name, user, secret, placeholder, List.copyOf(all), envName);
+        }
+
+        /** Puts the placeholder in the sandbox's environment as {@code variable} (e.g. {@code ANTHROPIC_API_KEY}). */
+        public Credential exposedAs(String variable) {
+            Objects.requireNonNull(variable, "variable");
+            if (variable.isEmpty() || variable.indexOf('=') >= 0 || variable.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("bad environment variable name: " + variable);
+            }
+            return new Credential(kind, name, user, secret, placeholder, hosts, variable);
+        }
+
+        public Kind kind() {
+            return kind;
+        }
+
+        /** The header or query parameter the credential is applied as. */
+        public String name() {
+            return name;
+        }
+
+        /** The basic-auth user, or null. */
+        public String user() {
+            return user;
+        }
+
+        public List<String> hosts() {
+            return hosts;
+        }
+
+        /** The environment variable that holds the placeholder inside the sandbox, or null. */
+        public String envName() {
+            return envName;
+        }
+
+        /** What the sandbox sees instead of the secret: random, of the secret's length. */
+        public String placeholder() {
+            return placeholder;
+        }
+
+        /** The real value, for the host's proxy only; never log it or hand it to a sandbox. */
+        public String revealSecret() {
+            return secret;
+        }
+
+        @Override
+        public String toString() {
+            return kind.name().toLowerCase(Locale.ROOT) + (kind == Kind.BEARER || kind == Kind.BASIC ? "" : " " + name)
+                    + " for " + hosts + (envName == null ? "" : " as $" + envName);
+        }
+
+        private static String token(String s, String what) {
+            Objects.requireNonNull(s, what);
+            if (s.isEmpty() || !s.chars().allMatch(c -> c > 0x20 && c < 0x7f && "()<>@,;:\\\"/[]?={}".indexOf(c) < 0)) {
+                throw new IllegalArgumentException("bad " + what + ": " + s);
+            }
+            return s;
+        }
+
+        /** Random, of the secret's length, never equal to it; starts with a recognisable prefix where it fits. */
+        private static String placeholderFor(String secret) {
+            int n = secret.length();
+            while (true) {
+                StringBuilder sb = new StringBuilder(n);
+                int fixed = n >= PREFIX.length() + 8 ? PREFIX.length() : 0;
+                sb.append(PREFIX, 0, fixed);
+                while (sb.length() < n) {
+                    sb.append(ALPHABET.charAt(RANDOM.nextInt(ALPHABET.length())));
+                }
+                String p = sb.toString();
+                if (!p.equals(secret)) {
+                    return p;
+                }
+            }
         }
     }
 }

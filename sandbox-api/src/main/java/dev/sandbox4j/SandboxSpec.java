@@ -182,8 +182,41 @@ public final class SandboxSpec {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException when an environment value or a file holds a brokered credential's secret:
+         *     it would reach the sandbox, which the credential exists to prevent
+         */
         public SandboxSpec build() {
+            for (NetworkPolicy.Credential c : network.credentials()) {
+                String secret = c.revealSecret();
+                env.forEach((k, v) -> {
+                    if (v.contains(secret)) {
+                        throw new IllegalArgumentException("the environment variable " + k + " holds the secret of the "
+                                + "credential " + c + "; the sandbox gets its placeholder (exposedAs) instead");
+                    }
+                });
+                byte[] needle = secret.getBytes(StandardCharsets.US_ASCII);
+                files.forEach((path, content) -> {
+                    if (contains(content, needle)) {
+                        throw new IllegalArgumentException("the file " + path + " holds the secret of the credential "
+                                + c + "; the sandbox must not have it");
+                    }
+                });
+            }
             return new SandboxSpec(this);
+        }
+
+        private static boolean contains(byte[] hay, byte[] needle) {
+            outer:
+            for (int i = 0; i + needle.length <= hay.length; i++) {
+                for (int j = 0; j < needle.length; j++) {
+                    if (hay[i + j] != needle[j]) {
+                        continue outer;
+                    }
+                }
+                return true;
+            }
+            return false;
         }
 
         private static Duration positive(Duration d, String what) {

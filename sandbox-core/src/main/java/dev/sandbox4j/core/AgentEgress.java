@@ -150,12 +150,21 @@ public final class AgentEgress implements AutoCloseable {
         return new AgentEgress(channel, id, mux, policy, diagnostics);
     }
 
-    /** The variables that point programs at the relay. */
-    public static List<String> env() {
+    /**
+     * The variables that point programs at the relay, and the placeholders of {@code policy}'s brokered credentials
+     * under the names they are exposed as (never the secrets).
+     */
+    public static List<String> env(NetworkPolicy policy) {
         String url = "http://127.0.0.1:" + PORT;
         String none = "localhost,127.0.0.1,::1";
-        return List.of("HTTP_PROXY=" + url, "HTTPS_PROXY=" + url, "http_proxy=" + url, "https_proxy=" + url,
-                "NO_PROXY=" + none, "no_proxy=" + none);
+        List<String> env = new java.util.ArrayList<>(List.of("HTTP_PROXY=" + url, "HTTPS_PROXY=" + url,
+                "http_proxy=" + url, "https_proxy=" + url, "NO_PROXY=" + none, "no_proxy=" + none));
+        for (NetworkPolicy.Credential c : policy.credentials()) {
+            if (c.envName() != null) {
+                env.add(c.envName() + "=" + c.placeholder());
+            }
+        }
+        return List.copyOf(env);
     }
 
     public NetworkPolicy policy() {

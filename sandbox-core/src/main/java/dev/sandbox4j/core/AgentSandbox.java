@@ -169,7 +169,7 @@ public final class AgentSandbox implements Sandbox {
         } catch (IOException e) {
             throw host.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's network: " + e.getMessage(), e);
         }
-        shell.setBaseEnv(AgentEgress.env());
+        shell.setBaseEnv(AgentEgress.env(spec.network()));
     }
 
     /** The agent's channel ended while the sandbox was open (on the channel's reader thread). */

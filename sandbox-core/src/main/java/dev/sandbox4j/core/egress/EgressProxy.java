@@ -81,6 +81,8 @@ public final class EgressProxy {
     private final int connectTimeoutMillis;
     private final long headTimeoutMillis;
     private final int idleTimeoutMillis;
+    private final javax.net.ssl.SSLContext upstreamTls;
+    private final Scrubber scrubber;
 
     private EgressProxy(Builder b) {
         this.policy = b.policy;
@@ -91,6 +93,16 @@ public final class EgressProxy {
         this.connectTimeoutMillis = millis(b.connectTimeout);
         this.headTimeoutMillis = millis(b.headTimeout);
         this.idleTimeoutMillis = millis(b.idleTimeout);
+        this.upstreamTls = b.upstreamTls != null ? b.upstreamTls : defaultTls();
+        this.scrubber = Scrubber.of(b.policy);
+    }
+
+    private static javax.net.ssl.SSLContext defaultTls() {
+        try {
+            return javax.net.ssl.SSLContext.getDefault();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no default TLS context", e);
+        }
     }
 
     /** A proxy enforcing {@code policy} with the system resolver and the standard deny-list (or none, if opted out). */
@@ -135,13 +147,46 @@ public final class EgressProxy {
         }
         Target target = request.target;
         String where = request.method + " " + target;
-
-        String denied = checkName(target);
+        NetworkPolicy.Credential credential = Brokered.match(policy, request);
+        // a brokered request goes to the host's HTTPS port, whatever plain-HTTP port the sandbox named
+        int port = credential != null ? 443 : target.port;
+        String denied = checkName(credential != null ? new Target(target.host, port, null) : target);
         if (denied != null) {
             LOG.log(System.Logger.Level.DEBUG, "egress deny {0}: {1}", where, denied);
             refuse(client, out, 403, "Forbidden", "domain-denied", denied);
             return;
         }
+        Socket upstream = connect(client, out, target, port, where);
+        if (upstream == null) {
+            return; // refused: the client has its answer
+        }
+        LOG.log(System.Logger.Level.DEBUG, "egress allow {0} -> {1}{2}", where,
+                upstream.getInetAddress().getHostAddress(), credential != null ? " (brokered, https)" : "");
+        try (Socket up = upstream) {
+            up.setSoTimeout(idleTimeoutMillis);
+            up.setTcpNoDelay(true);
+            if (credential != null) {
+                brokered(client, out, up, request, credential);
+                return;
+            }
+            OutputStream upOut = up.getOutputStream();
+            if (request.isConnect()) {
+                out.write("HTTP/1.1 200 Connection established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            } else {
+                upOut.write(request.forwardedHead());
+                upOut.flush();
+            }
+            tunnel(client, out, up);
+        }
+    }
+
+    /**
+     * Resolves {@code target} here, drops every address the deny-list refuses for {@code port}, and dials the rest in
+     * turn; null after answering the client with the refusal.
+     */
+    private Socket connect(InputStream client, OutputStream out, Target target, int port, String where)
+            throws IOException {
         List<InetAddress> addresses;
         if (target.literal != null) {
             addresses = List.of(target.literal);
@@ -151,7 +196,7 @@ public final class EgressProxy {
             } catch (UnknownHostException | RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: cannot resolve", where);
                 refuse(client, out, 502, "Bad Gateway", "unresolved", "cannot resolve " + target.host);
-                return;
+                return null;
             }
         }
         List<InetAddress> permitted = new ArrayList<>();
@@ -160,7 +205,7 @@ public final class EgressProxy {
             if (a == null) {
                 continue;
             }
-            String reason = denyList.deniedReason(a, target.port);
+            String reason = denyList.deniedReason(a, port);
             if (reason == null) {
                 permitted.add(a);
             } else if (firstDenial == null) {
@@ -172,39 +217,68 @@ public final class EgressProxy {
             LOG.log(System.Logger.Level.DEBUG, "egress deny {0}: {1}", where, reason);
             refuse(client, out, firstDenial != null ? 403 : 502, firstDenial != null ? "Forbidden" : "Bad Gateway",
                     firstDenial != null ? "address-denied" : "unresolved", reason);
-            return;
+            return null;
         }
-        Socket upstream = null;
         IOException lastFailure = null;
         for (InetAddress a : permitted) {
             try {
-                upstream = dialer.dial(new InetSocketAddress(a, target.port), connectTimeoutMillis);
-                break;
+                return dialer.dial(new InetSocketAddress(a, port), connectTimeoutMillis);
             } catch (IOException e) {
                 lastFailure = e;
             }
         }
-        if (upstream == null) {
-            boolean timeout = lastFailure instanceof SocketTimeoutException;
-            LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: {1}", where, String.valueOf(lastFailure));
-            refuse(client, out, timeout ? 504 : 502, timeout ? "Gateway Timeout" : "Bad Gateway", "connect-failed",
-                    "cannot connect to " + target + (timeout ? " (timed out)" : ""));
+        boolean timeout = lastFailure instanceof SocketTimeoutException;
+        LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: {1}", where, String.valueOf(lastFailure));
+        refuse(client, out, timeout ? 504 : 502, timeout ? "Gateway Timeout" : "Bad Gateway", "connect-failed",
+                "cannot connect to " + target.host + ":" + port + (timeout ? " (timed out)" : ""));
+        return null;
+    }
+
+    /**
+     * A request with a brokered credential: TLS to the host (its certificate checked for its name), the head with the
+     * real value, the request body as the sandbox sends it, the response scrubbed ({@link Brokered}).
+     */
+    private void brokered(InputStream client, OutputStream out, Socket plain, Request request,
+            NetworkPolicy.Credential credential) throws IOException {
+        javax.net.ssl.SSLSocket tls;
+        try {
+            tls = (javax.net.ssl.SSLSocket) upstreamTls.getSocketFactory().createSocket(plain, request.target.host,
+                    443, true);
+            javax.net.ssl.SSLParameters params = tls.getSSLParameters();
+            params.setEndpointIdentificationAlgorithm("HTTPS");
+            tls.setSSLParameters(params);
+            tls.startHandshake();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: TLS to the brokered host: {1}", request.target,
+                    e.getMessage());
+            refuse(client, out, 502, "Bad Gateway", "tls-failed", "TLS to " + request.target.host
+                    + " failed; the credential was not sent");
             return;
         }
-        LOG.log(System.Logger.Level.DEBUG, "egress allow {0} -> {1}", where,
-                upstream.getInetAddress().getHostAddress());
-        try (Socket up = upstream) {
-            up.setSoTimeout(idleTimeoutMillis);
-            up.setTcpNoDelay(true);
-            OutputStream upOut = up.getOutputStream();
-            if (request.isConnect()) {
-                out.write("HTTP/1.1 200 Connection established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-            } else {
-                upOut.write(request.forwardedHead());
-                upOut.flush();
+        try (tls) {
+            OutputStream upOut = tls.getOutputStream();
+            upOut.write(Brokered.head(request, credential));
+            upOut.flush();
+            Thread body = new Thread(() -> {
+                try {
+                    copy(client, upOut);
+                } catch (IOException e) {
+                    closeQuietly(tls);
+                }
+            }, "sandbox4j-egress-" + THREADS.incrementAndGet());
+            body.setDaemon(true);
+            body.start();
+            try {
+                Brokered.relay(tls.getInputStream(), out, scrubber.copy(), request.method);
+            } catch (Brokered.BadResponse e) {
+                LOG.log(System.Logger.Level.DEBUG, "egress fail {0}: {1}", request.target, e.getMessage());
+                if (!e.started) {
+                    respond(out, 502, "Bad Gateway", "bad-response", e.getMessage());
+                }
             }
-            tunnel(client, out, up);
+            out.close();
+        } finally {
+            closeQuietly(client);
         }
     }
 
@@ -379,6 +453,7 @@ public final class EgressProxy {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration headTimeout = Duration.ofSeconds(30);
         private Duration idleTimeout = Duration.ofMinutes(10);
+        private javax.net.ssl.SSLContext upstreamTls;
 
         private Builder(NetworkPolicy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
@@ -417,6 +492,12 @@ public final class EgressProxy {
         /** A tunnel or upstream read with no bytes for this long is closed (default 10 min). */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = positive(timeout, "idleTimeout");
+            return this;
+        }
+
+        /** The TLS of brokered requests to their hosts (default: the JVM's, with its trust store). */
+        public Builder upstreamTls(javax.net.ssl.SSLContext context) {
+            this.upstreamTls = Objects.requireNonNull(context, "context");
             return this;
         }
 
@@ -687,7 +768,13 @@ public final class EgressProxy {
 
         /** The head sent upstream: origin form, our own Host, no hop-by-hop headers, {@code Connection: close}. */
         byte[] forwardedHead() {
+            return forwardedHead(path, target.authority(), Set.of(), List.of());
+        }
+
+        /** As {@link #forwardedHead()}, with {@code path} and {@code host}, without {@code alsoDrop}, plus {@code extra}. */
+        byte[] forwardedHead(String path, String host, Set<String> alsoDrop, List<String[]> extra) {
             Set<String> drop = new HashSet<>(HOP_BY_HOP);
+            drop.addAll(alsoDrop);
             for (String[] h : headers) {
                 if (h[0].equalsIgnoreCase("connection") || h[0].equalsIgnoreCase("proxy-connection")) {
                     for (String token : h[1].split(",")) {
@@ -697,11 +784,14 @@ public final class EgressProxy {
             }
             StringBuilder sb = new StringBuilder();
             sb.append(method).append(' ').append(path).append(' ').append(version).append("\r\n");
-            sb.append("Host: ").append(target.authority()).append("\r\n");
+            sb.append("Host: ").append(host).append("\r\n");
             for (String[] h : headers) {
                 if (!drop.contains(h[0].toLowerCase(Locale.ROOT))) {
                     sb.append(h[0]).append(": ").append(h[1]).append("\r\n");
                 }
+            }
+            for (String[] h : extra) {
+                sb.append(h[0]).append(": ").append(h[1]).append("\r\n");
             }
             sb.append("Connection: close\r\n\r\n");
             return sb.toString().getBytes(StandardCharsets.ISO_8859_1);
