@@ -134,9 +134,9 @@ public final class NetworkPolicy {
             throw new IllegalArgumentException("the credential names no host: add forHost(...)");
         }
         for (String host : credential.hosts()) {
-            if (!permits(host, 443)) {
+            if (!permits(host, credential.port())) {
                 throw new IllegalArgumentException("the credential's host " + host + " is not allowed by the policy "
-                        + this + " on port 443");
+                        + this + " on port " + credential.port());
             }
             if (credentialFor(host) != null) {
                 throw new IllegalArgumentException("the host " + host + " already has a credential");
@@ -369,7 +369,7 @@ public final class NetworkPolicy {
      *
      * <p>How the sandbox calls a brokered host: over plain HTTP through the proxy ({@code http://api.example.com/...},
      * with {@code HTTP_PROXY} set, as every sandbox with a network policy has it); the proxy replaces the credential's
-     * header or query parameter with the real value and calls the host over HTTPS on port 443, verifying its
+     * header or query parameter with the real value and calls the host over HTTPS on port 443 (or {@link #onPort}), verifying its
      * certificate. A {@code CONNECT} (HTTPS from inside) to the host stays a blind tunnel that carries only the
      * placeholder. Responses from the host are scrubbed: the secret's bytes become the placeholder's before the sandbox
      * sees them.
@@ -399,16 +399,18 @@ public final class NetworkPolicy {
         private final String secret;
         private final String placeholder;
         private final List<String> hosts;
+        private final int port;
         private final String envName;
 
         private Credential(Kind kind, String name, String user, String secret, String placeholder, List<String> hosts,
-                String envName) {
+                int port, String envName) {
             this.kind = kind;
             this.name = name;
             this.user = user;
             this.secret = secret;
             this.placeholder = placeholder;
             this.hosts = hosts;
+            this.port = port;
             this.envName = envName;
         }
 
@@ -423,7 +425,7 @@ public final class NetworkPolicy {
                         + " characters: the proxy scrubs it from responses, and a shorter one would match ordinary "
                         + "text");
             }
-            return new Credential(kind, name, user, secret, placeholderFor(secret), List.of(), null);
+            return new Credential(kind, name, user, secret, placeholderFor(secret), List.of(), 443, null);
         }
 
         /** The secret as the whole value of header {@code headerName} (e.g. {@code x-api-key}). */
@@ -462,7 +464,15 @@ public final class NetworkPolicy {
                     all.add(name);
                 }
             }
-            return new Credential(kind, name, user, secret, placeholder, List.copyOf(all), envName);
+            return new Credential(kind, name, user, secret, placeholder, List.copyOf(all), port, envName);
+        }
+
+        /** The HTTPS port the proxy calls the hosts on (default 443; a self-hosted endpoint may listen elsewhere). */
+        public Credential onPort(int httpsPort) {
+            if (httpsPort < 1 || httpsPort > 65535) {
+                throw new IllegalArgumentException("bad port " + httpsPort);
+            }
+            return new Credential(kind, name, user, secret, placeholder, hosts, httpsPort, envName);
         }
 
         /** Puts the placeholder in the sandbox's environment as {@code variable} (e.g. {@code ANTHROPIC_API_KEY}). */
@@ -471,7 +481,7 @@ public final class NetworkPolicy {
             if (variable.isEmpty() || variable.indexOf('=') >= 0 || variable.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("bad environment variable name: " + variable);
             }
-            return new Credential(kind, name, user, secret, placeholder, hosts, variable);
+            return new Credential(kind, name, user, secret, placeholder, hosts, port, variable);
         }
 
         public Kind kind() {
@@ -492,6 +502,11 @@ public final class NetworkPolicy {
             return hosts;
         }
 
+        /** The HTTPS port of the hosts. */
+        public int port() {
+            return port;
+        }
+
         /** The environment variable that holds the placeholder inside the sandbox, or null. */
         public String envName() {
             return envName;
@@ -510,7 +525,7 @@ public final class NetworkPolicy {
         @Override
         public String toString() {
             return kind.name().toLowerCase(Locale.ROOT) + (kind == Kind.BEARER || kind == Kind.BASIC ? "" : " " + name)
-                    + " for " + hosts + (envName == null ? "" : " as $" + envName);
+                    + " for " + hosts + (port == 443 ? "" : ":" + port) + (envName == null ? "" : " as $" + envName);
         }
 
         private static String token(String s, String what) {

@@ -32,6 +32,8 @@ import javax.net.ssl.SSLContext;
  * connection, so through the proxy each is a new CONNECT tunnel: relay, agent frames, host proxy, dial). The server
  * is an HTTPS server of this JVM on loopback; the proxy resolves {@code bench.test} to it (the tests' override, the
  * only way to reach loopback through the deny-list). Times are taken inside python, after its imports, on both sides.
+ * A third client per sandbox reaches the same server with a brokered credential (issue 28): plain HTTP to the proxy,
+ * which makes the TLS connection itself, puts the key on and scrubs the response.
  *
  * <pre>java -cp benchmarks/target/benchmarks.jar dev.sandbox4j.bench.EgressMeasure [local|docker ...] [rounds]</pre>
  */
@@ -59,13 +61,16 @@ public final class EgressMeasure {
         int rounds = Host.roundsArg(args, 5);
         Path dir = Files.createTempDirectory("sandbox4j-egress-measure");
         HttpsServer server = server(dir);
+        SSLContext trust = trust(dir.resolve("bench.p12"));
         int port = server.getAddress().getPort();
         List<Sandbox> boxes = new ArrayList<>();
-        try (AutoCloseable override = AgentEgress.overrideForTests(name -> InetAddress.getLoopbackAddress(),
+        try (AutoCloseable override = AgentEgress.overrideForTests(name -> InetAddress.getLoopbackAddress(), trust,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), port))) {
+            NetworkPolicy.Credential key = NetworkPolicy.Credential.header("x-api-key", "bench-secret-0123456789")
+                    .forHost("bench.test").onPort(port);
             for (String backend : backends) {
                 boxes.add(Sandboxes.open(backend, SandboxSpec.builder()
-                        .network(NetworkPolicy.allowDomains("bench.test:" + port))
+                        .network(NetworkPolicy.allowDomains("bench.test:" + port).withCredential(key))
                         .commandTimeout(Duration.ofMinutes(5)).bestEffortLimits(true).build()));
             }
             // interleaved: each round runs the host, then every sandbox, so load drifts hit all alike
@@ -74,6 +79,9 @@ public final class EgressMeasure {
             for (Sandbox s : boxes) {
                 clients.add(() -> sandboxed(s, "https://bench.test:" + port + "/bulk",
                         "https://bench.test:" + port + "/small"));
+            }
+            for (Sandbox s : boxes) {
+                clients.add(() -> sandboxed(s, "http://bench.test/bulk", "http://bench.test/small"));
             }
             double[][][] r = new double[clients.size()][2][rounds];
             for (Round c : clients) {
@@ -87,12 +95,18 @@ public final class EgressMeasure {
                 }
             }
             report("host, no proxy", r[0]);
-            for (int b = 0; b < boxes.size(); b++) {
+            int n = boxes.size();
+            for (int b = 0; b < n; b++) {
                 report(backends.get(b) + ", through the allow-list", r[b + 1]);
             }
-            for (int b = 0; b < boxes.size(); b++) {
-                System.out.printf("%s / host: bulk throughput %.2fx, small request time %.2fx%n", backends.get(b),
-                        median(r[b + 1][0]) / median(r[0][0]), median(r[b + 1][1]) / median(r[0][1]));
+            for (int b = 0; b < n; b++) {
+                report(backends.get(b) + ", brokered credential", r[n + b + 1]);
+            }
+            for (int b = 0; b < n; b++) {
+                System.out.printf("%s / host: bulk throughput %.2fx, small request time %.2fx; brokered / tunnel: "
+                        + "bulk throughput %.2fx, small request time %.2fx%n", backends.get(b),
+                        median(r[b + 1][0]) / median(r[0][0]), median(r[b + 1][1]) / median(r[0][1]),
+                        median(r[n + b + 1][0]) / median(r[b + 1][0]), median(r[n + b + 1][1]) / median(r[b + 1][1]));
             }
         } finally {
             boxes.forEach(Sandbox::close);
@@ -167,6 +181,23 @@ public final class EgressMeasure {
 
     private static double max(double[] v) {
         return Arrays.stream(v).max().orElse(0);
+    }
+
+    /** A client context trusting exactly the server's certificate (the brokered calls' upstream TLS). */
+    private static SSLContext trust(Path keystore) throws Exception {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keystore)) {
+            store.load(in, "changeit".toCharArray());
+        }
+        KeyStore anchors = KeyStore.getInstance(KeyStore.getDefaultType());
+        anchors.load(null, null);
+        anchors.setCertificateEntry("bench", store.getCertificate("bench"));
+        javax.net.ssl.TrustManagerFactory tmf = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(anchors);
+        SSLContext c = SSLContext.getInstance("TLS");
+        c.init(null, tmf.getTrustManagers(), null);
+        return c;
     }
 
     /** An HTTPS server on loopback: /bulk is 64 MiB, /small 1 KiB; key and certificate made by keytool. */

@@ -63,6 +63,17 @@ public final class AgentEgress implements AutoCloseable {
     }
 
     /**
+     * As {@link #overrideForTests(Function, InetSocketAddress...)}, with the TLS context brokered requests use to call
+     * their hosts (the kit's HTTPS fixture has a certificate no trust store knows).
+     */
+    public static AutoCloseable overrideForTests(Function<String, InetAddress> resolver,
+            javax.net.ssl.SSLContext upstreamTls, InetSocketAddress... exempt) {
+        overrideProxyForTests(policy -> EgressProxy.builder(policy).resolver(name -> List.of(resolver.apply(name)))
+                .denyList(AddressDenyList.standard().exemptingForTests(exempt)).upstreamTls(upstreamTls).build());
+        return () -> overrideProxyForTests(null);
+    }
+
+    /**
      * Starts the relay at {@code relayPath} inside the sandbox through {@code channel} and waits until it listens.
      * The relay needs no cgroup placement of its own: it is the agent's child and counts against the agent's.
      */

@@ -84,4 +84,14 @@ public interface SandboxFixture {
     default AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
         return Assumptions.abort("this backend has no network policy to test");
     }
+
+    /**
+     * For {@link CredentialContract}: as {@link #egressForTests(Function, InetSocketAddress...)}, and brokered requests
+     * call their hosts with {@code upstreamTls} (which trusts the kit's HTTPS fixture). Backends without a network
+     * policy leave the default, which skips those tests.
+     */
+    default AutoCloseable egressForTests(Function<String, InetAddress> resolver, javax.net.ssl.SSLContext upstreamTls,
+            InetSocketAddress... exempt) {
+        return Assumptions.abort("this backend has no network policy to test");
+    }
 }

@@ -31,13 +31,16 @@ final class Brokered {
     private Brokered() {
     }
 
-    /** The credential to apply to {@code r}, or null: plain HTTP to port 80 or 443 of a name that has one. */
+    /**
+     * The credential to apply to {@code r}, or null: plain HTTP to a name that has one, on port 80 or the
+     * credential's HTTPS port.
+     */
     static Credential match(NetworkPolicy policy, EgressProxy.Request r) {
-        if (policy.credentials().isEmpty() || r.isConnect() || r.target.literal != null
-                || (r.target.port != 80 && r.target.port != 443)) {
+        if (policy.credentials().isEmpty() || r.isConnect() || r.target.literal != null) {
             return null;
         }
-        return policy.credentialFor(r.target.host);
+        Credential c = policy.credentialFor(r.target.host);
+        return c != null && (r.target.port == 80 || r.target.port == c.port()) ? c : null;
     }
 
     /** The head sent upstream: the request's own, with the credential in place of whatever the sandbox put there. */
@@ -55,7 +58,7 @@ final class Brokered {
         extra.add(new String[] {"Accept-Encoding", "identity"});
         Set<String> drop = c.kind() == Credential.Kind.QUERY_PARAMETER ? Set.of("accept-encoding")
                 : Set.of("accept-encoding", c.name().toLowerCase(Locale.ROOT));
-        return r.forwardedHead(path, r.target.host, drop, extra);
+        return r.forwardedHead(path, c.port() == 443 ? r.target.host : r.target.host + ":" + c.port(), drop, extra);
     }
 
     /** {@code path} with every {@code name=...} parameter removed and {@code name=value} appended. */

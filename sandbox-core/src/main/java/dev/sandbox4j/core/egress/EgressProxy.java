@@ -149,7 +149,7 @@ public final class EgressProxy {
         String where = request.method + " " + target;
         NetworkPolicy.Credential credential = Brokered.match(policy, request);
         // a brokered request goes to the host's HTTPS port, whatever plain-HTTP port the sandbox named
-        int port = credential != null ? 443 : target.port;
+        int port = credential != null ? credential.port() : target.port;
         String denied = checkName(credential != null ? new Target(target.host, port, null) : target);
         if (denied != null) {
             LOG.log(System.Logger.Level.DEBUG, "egress deny {0}: {1}", where, denied);
@@ -243,7 +243,7 @@ public final class EgressProxy {
         javax.net.ssl.SSLSocket tls;
         try {
             tls = (javax.net.ssl.SSLSocket) upstreamTls.getSocketFactory().createSocket(plain, request.target.host,
-                    443, true);
+                    credential.port(), true);
             javax.net.ssl.SSLParameters params = tls.getSSLParameters();
             params.setEndpointIdentificationAlgorithm("HTTPS");
             tls.setSSLParameters(params);
