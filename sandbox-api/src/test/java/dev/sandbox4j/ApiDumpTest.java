@@ -52,6 +52,8 @@ class ApiDumpTest {
         // accessors a stream, and into Truncation a mutable array in a record.
         // The Forwarding* bases (issue 26) are counted apart: each mirrors one interface a Sandbox hands out and adds
         // no concept of its own; ForwardingTest pins that there is exactly one per such interface.
+        // Nested went from 10 to 12 with brokered credentials (issue 28): NetworkPolicy.Credential and its Kind belong
+        // to the policy that binds them to hosts, nested there rather than as a top-level concept.
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -61,7 +63,7 @@ class ApiDumpTest {
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
         assertThat(topLevel).isLessThanOrEqualTo(31);
-        assertThat(nested).isLessThanOrEqualTo(10);
+        assertThat(nested).isLessThanOrEqualTo(12);
     }
 
     private static String dump() throws Exception {

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeSnippetsTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final List<String> OTHER_MODULES =
-            List.of("@Tool", "AiServices", "chatClient", "SandboxConformance");
+            List.of("@Tool", "AiServices", "chatClient", "SandboxConformance", "SubAgent");
 
     @Test
     void readmeSnippets_compileAgainstTheApi(@TempDir Path out) throws IOException {
