@@ -61,6 +61,11 @@ public final class AgentShell implements Shell, CodeRunner {
         default String killedFromOutside() {
             return null;
         }
+
+        /** Where commands see the workspace ({@link SandboxHost#workspaceRoot()}). */
+        default String workspaceRoot() {
+            return WorkspacePaths.WORKSPACE;
+        }
     }
 
     /** The code runner's wrapper's own variables (over the sandbox's base environment). */
@@ -223,7 +228,7 @@ public final class AgentShell implements Shell, CodeRunner {
     private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
                                AgentCommand[] made, List<String> wrapperEnv) {
         List<String> env = wrapperEnv != null ? wrapperEnv : userEnv(request.env());
-        String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
+        String cwd = request.cwd() == null ? hooks.workspaceRoot() : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
         hooks.pruneGroups(commands::containsKey);
         AgentCommand c = new AgentCommand(this, channel.newId(), request, limit, listener);
@@ -316,7 +321,7 @@ public final class AgentShell implements Shell, CodeRunner {
                         + "' is not a directory");
             }
         }
-        return WorkspacePaths.absolute(normalized);
+        return WorkspacePaths.absolute(hooks.workspaceRoot(), normalized);
     }
 
     void sendStdin(AgentCommand c, byte[] bytes) {
@@ -488,8 +493,10 @@ public final class AgentShell implements Shell, CodeRunner {
             // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
             case JAVASCRIPT -> "\"$p\" -e 'const fs=require(\"fs\"),M=require(\"module\");"
                     + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
-                    + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
-                    + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
+                    + "const m=new M(\"" + hooks.workspaceRoot() + "/[code]\",null);"
+                    + "m.filename=\"" + hooks.workspaceRoot() + "/[code]\";"
+                    + "m.paths=M._nodeModulePaths(\"" + hooks.workspaceRoot() + "\");"
+                    + "process.argv.splice(1,0,m.filename);"
                     + "m._compile(src,m.filename)'";
             // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
             case BASH -> "\"$p\" -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
