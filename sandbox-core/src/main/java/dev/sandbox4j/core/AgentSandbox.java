@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
 
 /**
  * The one {@link Sandbox} of every backend whose sandbox runs the native agent, over a {@link SandboxHost} that
@@ -341,34 +340,8 @@ public final class AgentSandbox implements Sandbox {
         }
 
         @Override
-        public String place(int agentPid, int id) {
-            return control.place(agentPid, id);
-        }
-
-        @Override
-        public boolean hasGroup(int id) {
-            return control.hasGroup(id);
-        }
-
-        @Override
-        public void signalGroup(int id, boolean kill) {
-            control.signalGroup(id, kill);
-        }
-
-        @Override
-        public void pruneGroups(IntPredicate live) {
-            control.pruneGroups(live);
-        }
-
-        @Override
-        public long oomKills() {
-            long own = control.oomKills();
-            return own >= 0 ? own : channel.lastOomKills();
-        }
-
-        @Override
-        public long pidsDenied() {
-            return control.pidsDenied();
+        public SandboxHost.ProcessControl control() {
+            return control;
         }
 
         @Override

@@ -49,7 +49,10 @@ public final class AgentShell implements Shell, CodeRunner {
     });
 
     /** What only the sandbox knows: whether it is open, and its host's process control. */
-    public interface Hooks extends SandboxHost.ProcessControl {
+    public interface Hooks {
+        /** The host's process control ({@link SandboxHost#processControl()}). */
+        SandboxHost.ProcessControl control();
+
         /** Throws {@link ErrorKind#CLOSED} when the sandbox is closed (noticing a dead jail or container). */
         void checkOpen();
 
@@ -101,6 +104,12 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     private volatile List<String> baseEnv = List.of();
+
+    /** The sandbox's OOM-kill count: the host's, or the agent's last report (containers: it reads its cgroup). */
+    long oomKills() {
+        long own = hooks.control().oomKills();
+        return own >= 0 ? own : channel.lastOomKills();
+    }
 
     /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
     public static int commandPermits(int maxProcesses) {
@@ -230,7 +239,7 @@ public final class AgentShell implements Shell, CodeRunner {
         List<String> env = wrapperEnv != null ? wrapperEnv : userEnv(request.env());
         String cwd = request.cwd() == null ? hooks.workspaceRoot() : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
-        hooks.pruneGroups(commands::containsKey);
+        hooks.control().pruneGroups(commands::containsKey);
         AgentCommand c = new AgentCommand(this, channel.newId(), request, limit, listener);
         commands.put(c.id, c);
         made[0] = c;
@@ -259,7 +268,7 @@ public final class AgentShell implements Shell, CodeRunner {
             hooks.checkOpen();
             return c; // failed to start; result() reports it
         }
-        String refused = hooks.place(pid, c.id);
+        String refused = hooks.control().place(pid, c.id);
         if (refused != null) {
             // fail closed: the gate has not let the command run; end it there
             c.failure = refused;
@@ -392,8 +401,8 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     private void signalTree(AgentCommand c, boolean kill) {
-        if (hooks.hasGroup(c.id)) {
-            hooks.signalGroup(c.id, kill);
+        if (hooks.control().hasGroup(c.id)) {
+            hooks.control().signalGroup(c.id, kill);
         }
         if (!hooks.closed()) {
             try {
@@ -406,8 +415,8 @@ public final class AgentShell implements Shell, CodeRunner {
 
     /** Kills whatever a finished command left behind in its group (background children, a fork bomb's rest). */
     void endLeftovers(AgentCommand c) {
-        if (c.exit.isDone() && hooks.hasGroup(c.id)) {
-            hooks.signalGroup(c.id, true);
+        if (c.exit.isDone() && hooks.control().hasGroup(c.id)) {
+            hooks.control().signalGroup(c.id, true);
         }
     }
 

@@ -69,7 +69,10 @@ final class BareHost implements SandboxHost {
         this.bin = dir.resolve("bin");
     }
 
-    /** Opens a bare sandbox; a network policy is refused (the sandbox shares the host's network namespace). */
+    /**
+     * Step 0, open: refuse what cannot hold before anything is made (a network policy: the sandbox shares the host's
+     * network namespace; limits are not refused but reported as none, {@link #ready}), then AgentSandbox over the host.
+     */
     static Sandbox open(SandboxSpec spec) {
         if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the bare host has no network namespace, so no "
