@@ -92,6 +92,18 @@ public final class AgentBinary {
         return bytes.clone();
     }
 
+    /**
+     * Writes the helper for this JVM's architecture to {@code dir/name}, checked as {@link #bytes(String)} and
+     * executable ({@code rwxr-xr-x}); returns its path. For hosts whose sandbox sees a host directory.
+     */
+    public static java.nio.file.Path write(java.nio.file.Path dir, String name) throws IOException {
+        java.nio.file.Path file = dir.resolve(name);
+        java.nio.file.Files.write(file, bytes(name));
+        java.nio.file.Files.setPosixFilePermissions(file,
+                java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        return file;
+    }
+
     private static String expectedSha256(String arch, String name) throws IOException {
         try (InputStream in = AgentBinary.class.getResourceAsStream(ROOT + "linux-" + arch + "/SHA256SUMS")) {
             if (in == null) {

@@ -46,8 +46,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit, listener::onStdout, listener::onStdoutBytes);
             this.err = new OutputBuffer(limit, listener::onStderr, listener::onStderrBytes);
         }
-        this.oomBefore = shell.hooks.oomKills();
-        this.pidsDeniedBefore = shell.hooks.pidsDenied();
+        this.oomBefore = shell.oomKills();
+        this.pidsDeniedBefore = shell.hooks.control().pidsDenied();
     }
 
     // ---------------------------------------------------------------- the agent's events (reader thread)
@@ -138,8 +138,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
         }
         // the OOM count matters only for a command that was killed (137) or ended by us: read it only then
         boolean mayBeOom = oomBefore >= 0 && (code == 137 || status != ExecStatus.COMPLETED);
-        long oomAfter = mayBeOom ? Math.max(oomAtExit, shell.hooks.oomKills()) : oomBefore;
-        long pidsDenied = shell.hooks.pidsDenied();
+        long oomAfter = mayBeOom ? Math.max(oomAtExit, shell.oomKills()) : oomBefore;
+        long pidsDenied = shell.hooks.control().pidsDenied();
         if (mayBeOom && oomAfter > oomBefore) {
             status = ExecStatus.KILLED;
             detail = "memory limit exceeded (" + shell.hooks.info().limits().memoryBytes() + " bytes): killed by "

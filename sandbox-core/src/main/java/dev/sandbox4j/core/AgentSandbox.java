@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.IntPredicate;
 
 /**
  * The one {@link Sandbox} of every backend whose sandbox runs the native agent, over a {@link SandboxHost} that
@@ -104,12 +103,14 @@ public final class AgentSandbox implements Sandbox {
             Thread.currentThread().interrupt();
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
-        AgentRunner runner = new AgentRunner(ch, host.internalEnv(), WorkspacePaths.WORKSPACE);
+        String root = workspaceRoot();
+        AgentRunner runner = new AgentRunner(ch, host.internalEnv(), root);
         Map<Language, String> interpreters = host.interpreters(runner).orElseGet(() -> probe(runner));
         info = host.ready(runner, interpreters);
         FileSystem fs = host.workspace(runner, context);
         files = fs;
-        watches = fs instanceof WorkspaceBase w ? w.enableWatches(new AgentWatches(ch, host.hiddenFromWatches())) : null;
+        watches = fs instanceof WorkspaceBase w
+                ? w.enableWatches(new AgentWatches(ch, root, host.hiddenFromWatches())) : null;
         shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),
                 AgentShell.commandPermits(info.limits().maxProcesses()), new Hooks());
         startEgress(ch);
@@ -118,6 +119,16 @@ public final class AgentSandbox implements Sandbox {
             expiry = Background.timer().schedule(() -> Background.execute(this::close), spec.lifetime().toMillis(),
                     TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** The host's {@link SandboxHost#workspaceRoot()}, checked: it is written into the code runner's scripts. */
+    private String workspaceRoot() {
+        String root = host.workspaceRoot();
+        if (!root.matches("/[A-Za-z0-9/._-]*")) {
+            throw host.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's workspace root '" + root
+                    + "' is not an absolute path of [A-Za-z0-9/._-]", null);
+        }
+        return root;
     }
 
     /** The languages whose interpreter the sandbox has, and where (one script, the same on every backend). */
@@ -318,39 +329,18 @@ public final class AgentSandbox implements Sandbox {
         }
 
         @Override
-        public String place(int agentPid, int id) {
-            return control.place(agentPid, id);
-        }
-
-        @Override
-        public boolean hasGroup(int id) {
-            return control.hasGroup(id);
-        }
-
-        @Override
-        public void signalGroup(int id, boolean kill) {
-            control.signalGroup(id, kill);
-        }
-
-        @Override
-        public void pruneGroups(IntPredicate live) {
-            control.pruneGroups(live);
-        }
-
-        @Override
-        public long oomKills() {
-            long own = control.oomKills();
-            return own >= 0 ? own : channel.lastOomKills();
-        }
-
-        @Override
-        public long pidsDenied() {
-            return control.pidsDenied();
+        public SandboxHost.ProcessControl control() {
+            return control;
         }
 
         @Override
         public String killedFromOutside() {
             return closing.isClosed() ? "the sandbox was closed" : host.killedFromOutside();
+        }
+
+        @Override
+        public String workspaceRoot() {
+            return host.workspaceRoot();
         }
     }
 

@@ -41,7 +41,10 @@ import java.util.stream.Collectors;
  */
 public final class AgentShell implements Shell, CodeRunner {
     /** What only the sandbox knows: whether it is open, and its host's process control. */
-    public interface Hooks extends SandboxHost.ProcessControl {
+    public interface Hooks {
+        /** The host's process control ({@link SandboxHost#processControl()}). */
+        SandboxHost.ProcessControl control();
+
         /** Throws {@link ErrorKind#CLOSED} when the sandbox is closed (noticing a dead jail or container). */
         void checkOpen();
 
@@ -52,6 +55,11 @@ public final class AgentShell implements Shell, CodeRunner {
         /** Why a command that ended with 137 was killed from outside (say, its container stopped), or null. */
         default String killedFromOutside() {
             return null;
+        }
+
+        /** Where commands see the workspace ({@link SandboxHost#workspaceRoot()}). */
+        default String workspaceRoot() {
+            return WorkspacePaths.WORKSPACE;
         }
     }
 
@@ -88,6 +96,12 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     private volatile List<String> baseEnv = List.of();
+
+    /** The sandbox's OOM-kill count: the host's, or the agent's last report (containers: it reads its cgroup). */
+    long oomKills() {
+        long own = hooks.control().oomKills();
+        return own >= 0 ? own : channel.lastOomKills();
+    }
 
     /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
     public static int commandPermits(int maxProcesses) {
@@ -215,9 +229,9 @@ public final class AgentShell implements Shell, CodeRunner {
     private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
                                AgentCommand[] made, List<String> wrapperEnv) {
         List<String> env = wrapperEnv != null ? wrapperEnv : userEnv(request.env());
-        String cwd = request.cwd() == null ? WorkspacePaths.WORKSPACE : cwdOf(request.cwd());
+        String cwd = request.cwd() == null ? hooks.workspaceRoot() : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
-        hooks.pruneGroups(commands::containsKey);
+        hooks.control().pruneGroups(commands::containsKey);
         AgentCommand c = new AgentCommand(this, channel.newId(), request, limit, listener);
         commands.put(c.id, c);
         made[0] = c;
@@ -246,7 +260,7 @@ public final class AgentShell implements Shell, CodeRunner {
             hooks.checkOpen();
             return c; // failed to start; result() reports it
         }
-        String refused = hooks.place(pid, c.id);
+        String refused = hooks.control().place(pid, c.id);
         if (refused != null) {
             // fail closed: the gate has not let the command run; end it there
             c.failure = refused;
@@ -308,7 +322,7 @@ public final class AgentShell implements Shell, CodeRunner {
                         + "' is not a directory");
             }
         }
-        return WorkspacePaths.absolute(normalized);
+        return WorkspacePaths.absolute(hooks.workspaceRoot(), normalized);
     }
 
     void sendStdin(AgentCommand c, byte[] bytes) {
@@ -379,8 +393,8 @@ public final class AgentShell implements Shell, CodeRunner {
     }
 
     private void signalTree(AgentCommand c, boolean kill) {
-        if (hooks.hasGroup(c.id)) {
-            hooks.signalGroup(c.id, kill);
+        if (hooks.control().hasGroup(c.id)) {
+            hooks.control().signalGroup(c.id, kill);
         }
         if (!hooks.closed()) {
             try {
@@ -393,8 +407,8 @@ public final class AgentShell implements Shell, CodeRunner {
 
     /** Kills whatever a finished command left behind in its group (background children, a fork bomb's rest). */
     void endLeftovers(AgentCommand c) {
-        if (c.exit.isDone() && hooks.hasGroup(c.id)) {
-            hooks.signalGroup(c.id, true);
+        if (c.exit.isDone() && hooks.control().hasGroup(c.id)) {
+            hooks.control().signalGroup(c.id, true);
         }
     }
 
@@ -480,8 +494,10 @@ public final class AgentShell implements Shell, CodeRunner {
             // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
             case JAVASCRIPT -> "\"$p\" -e 'const fs=require(\"fs\"),M=require(\"module\");"
                     + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
-                    + "const m=new M(\"/workspace/[code]\",null);m.filename=\"/workspace/[code]\";"
-                    + "m.paths=M._nodeModulePaths(\"/workspace\");process.argv.splice(1,0,m.filename);"
+                    + "const m=new M(\"" + hooks.workspaceRoot() + "/[code]\",null);"
+                    + "m.filename=\"" + hooks.workspaceRoot() + "/[code]\";"
+                    + "m.paths=M._nodeModulePaths(\"" + hooks.workspaceRoot() + "\");"
+                    + "process.argv.splice(1,0,m.filename);"
                     + "m._compile(src,m.filename)'";
             // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
             case BASH -> "\"$p\" -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";

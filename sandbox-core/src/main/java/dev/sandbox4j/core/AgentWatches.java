@@ -27,6 +27,7 @@ public final class AgentWatches implements WatchHub.Source {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
     private final AgentChannel channel;
+    private final String root;
     private final Predicate<String> internal;
     /** The hub's watch ids to the channel's (one id space with commands on the agent's side). */
     private final Map<Integer, Integer> channelIds = new ConcurrentHashMap<>();
@@ -37,7 +38,13 @@ public final class AgentWatches implements WatchHub.Source {
      *                 workspace is
      */
     public AgentWatches(AgentChannel channel, Predicate<String> internal) {
+        this(channel, WorkspacePaths.WORKSPACE, internal);
+    }
+
+    /** @param root where the agent sees the workspace ({@link SandboxHost#workspaceRoot()}) */
+    AgentWatches(AgentChannel channel, String root, Predicate<String> internal) {
         this.channel = channel;
+        this.root = root;
         this.internal = internal;
     }
 
@@ -46,7 +53,8 @@ public final class AgentWatches implements WatchHub.Source {
         int channelId = channel.newId();
         channelIds.put(id, channelId);
         try {
-            channel.watch(channelId, WorkspacePaths.absolute(path), path, recursive, new AgentChannel.WatchEvents() {
+            String inSandbox = WorkspacePaths.absolute(root, path);
+            channel.watch(channelId, inSandbox, path, recursive, new AgentChannel.WatchEvents() {
                 @Override
                 public void events(byte[] records) {
                     decode(records, hiding(sink));

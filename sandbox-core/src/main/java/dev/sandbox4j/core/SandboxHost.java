@@ -57,6 +57,15 @@ public interface SandboxHost {
     /** The environment of the backend's own commands (probes, file scripts): fixed, nothing of the user's. */
     List<String> internalEnv();
 
+    /**
+     * Where commands see the workspace: {@value WorkspacePaths#WORKSPACE} in every isolation that mounts it there (the
+     * API's paths say so); a host without a mount namespace of its own (the bare test host) gives its directory.
+     * Characters {@code [A-Za-z0-9/._-]} only (it is written into the code runner's scripts).
+     */
+    default String workspaceRoot() {
+        return WorkspacePaths.WORKSPACE;
+    }
+
     /** Where the agent's binaries are inside the sandbox (the egress relay starts from there). */
     String agentDir();
 

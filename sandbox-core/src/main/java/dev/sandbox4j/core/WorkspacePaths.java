@@ -82,8 +82,13 @@ public final class WorkspacePaths {
 
     /** The absolute path inside the sandbox, such as {@code /workspace/src/app.py}. */
     public static String absolute(String path) {
+        return absolute(WORKSPACE, path);
+    }
+
+    /** The absolute path where the agent sees the workspace at {@code root} ({@link SandboxHost#workspaceRoot()}). */
+    public static String absolute(String root, String path) {
         String normalized = normalize(path);
-        return normalized.isEmpty() ? WORKSPACE : WORKSPACE + "/" + normalized;
+        return normalized.isEmpty() ? root : root + "/" + normalized;
     }
 
     /** {@code parent/child}, or {@code child} when the parent is the root. */

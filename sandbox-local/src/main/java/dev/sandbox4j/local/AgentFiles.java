@@ -121,7 +121,7 @@ final class AgentFiles {
      * read-only directories are made writable first by the shared delete, as any a sandbox locked up.
      */
     static boolean delete(Path d) {
-        return BwrapHost.deleteTree(d);
+        return Leftovers.deleteTree(d);
     }
 
     /** The directory and files are as written: this JVM's uid's, r-xr-xr-x, not links, of the binaries' sizes. */

@@ -6,7 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -190,6 +192,62 @@ final class Host {
             return new Host(bwrap, setpriv, prlimit, root, "interrupted while probing bwrap");
         }
         return new Host(bwrap, setpriv, prlimit, root, null);
+    }
+
+    /** The interpreters of the sandbox's languages, found in the jail's PATH order on the host's own /usr. */
+    static Map<dev.sandbox4j.Language, String> interpreters() {
+        Map<dev.sandbox4j.Language, String> found = new java.util.EnumMap<>(dev.sandbox4j.Language.class);
+        Map<dev.sandbox4j.Language, String> names = Map.of(dev.sandbox4j.Language.PYTHON, "python3",
+                dev.sandbox4j.Language.JAVASCRIPT, "node", dev.sandbox4j.Language.BASH, "bash");
+        names.forEach((language, name) -> {
+            for (String dir : List.of("/usr/local/bin", "/usr/bin", "/bin")) {
+                Path p = Path.of(dir, name);
+                if (Files.isExecutable(p) && !Files.isDirectory(p)) {
+                    found.put(language, p.toString());
+                    break;
+                }
+            }
+        });
+        return Map.copyOf(found);
+    }
+
+    /** What the jail's command line needs of this host (read now: its top-level links, the open-files limit). */
+    JailCommandLine.HostFacts jailFacts() {
+        return jailFactsOf(bwrap, setpriv, prlimit);
+    }
+
+    static JailCommandLine.HostFacts jailFactsOf(String bwrap, String setpriv, String prlimit) {
+        Map<String, String> links = new LinkedHashMap<>();
+        for (String d : JailCommandLine.ROOT_ENTRIES) {
+            Path p = Path.of("/" + d);
+            if (Files.isSymbolicLink(p)) {
+                try {
+                    links.put(d, Files.readSymbolicLink(p).toString());
+                } catch (IOException ignored) {
+                    // skip
+                }
+            } else if (Files.isDirectory(p)) {
+                links.put(d, "");
+            }
+        }
+        return new JailCommandLine.HostFacts(bwrap, setpriv, prlimit, nofileLimit(), links);
+    }
+
+    /** The open-files limit for the jail: min(1024, this JVM's hard RLIMIT_NOFILE) (raising it would be EPERM). */
+    static long nofileLimit() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/limits"))) {
+                if (line.startsWith("Max open files")) {
+                    String[] parts = line.substring("Max open files".length()).trim().split("\\s+");
+                    if (parts.length >= 2 && !parts[1].equals("unlimited")) {
+                        return Math.max(1, Math.min(1024, Long.parseLong(parts[1])));
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // keep 1024
+        }
+        return 1024;
     }
 
     Optional<String> problem() {

@@ -55,7 +55,7 @@ final class Janitor {
             for (Path d : list(tempDir)) {
                 if (deadOwner(TEMP.matcher(d.getFileName().toString()))
                         && Files.isDirectory(d, LinkOption.NOFOLLOW_LINKS)) {
-                    BwrapHost.deleteTree(d);
+                    Leftovers.deleteTree(d);
                     if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
                         n++;
                     }

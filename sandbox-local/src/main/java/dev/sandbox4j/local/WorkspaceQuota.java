@@ -138,6 +138,21 @@ final class WorkspaceQuota {
         Files.createSymbolicLink(ctl.resolve(HOLDER_LINK), standIn.getFileName());
     }
 
+    private static final java.util.regex.Pattern CHILD_PID =
+            java.util.regex.Pattern.compile("\"child-pid\"\\s*:\\s*(\\d+)");
+
+    /**
+     * {@link #holdInJail(Path, long, ResourceLimits, Path)} for the jail whose bwrap wrote its child's pid to
+     * {@code ctl/info} (on {@code --info-fd}, before it ran the agent, which has said READY).
+     */
+    static Process holdInJail(Path agent, ResourceLimits limits, Path ctl) throws IOException {
+        java.util.regex.Matcher m = CHILD_PID.matcher(Files.readString(ctl.resolve("info")));
+        if (!m.find()) {
+            throw new IOException("bwrap did not report its child's pid");
+        }
+        return holdInJail(agent, Long.parseLong(m.group(1)), limits, ctl);
+    }
+
     /**
      * Mounts the quota tmpfs on {@code /workspace} in the jail whose bwrap child is {@code jailPid}, with the
      * {@code agent} binary as a helper that holds it; links {@code ctl/}{@link #HOLDER_LINK} to the tmpfs. Returns

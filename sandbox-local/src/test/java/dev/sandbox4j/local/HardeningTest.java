@@ -80,7 +80,7 @@ class HardeningTest {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).as("close").isLessThan(Duration.ofSeconds(30));
         }
         assertThat(workspace).as("the workspace of a closed sandbox").doesNotExist();
-        assertThat(BwrapHost.leftovers()).doesNotContain(workspace);
+        assertThat(Leftovers.all()).doesNotContain(workspace);
     }
 
     /**
@@ -95,22 +95,22 @@ class HardeningTest {
         Path mount = Files.createDirectory(dir.resolve("m"));
         assertThat(new ProcessBuilder("mount", "-t", "tmpfs", "tmpfs", mount.toString()).start().waitFor()).isZero();
         try {
-            BwrapHost.deleteOrRemember(dir);
-            assertThat(BwrapHost.leftovers()).contains(dir);
+            Leftovers.deleteOrRemember(dir);
+            assertThat(Leftovers.all()).contains(dir);
             Path file = Files.writeString(dir.resolve("later.txt"), "x");
             long start = System.nanoTime();
-            BwrapHost.retryLeftovers();
+            Leftovers.retry();
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500));
             assertThat(file).as("not retried on the caller's thread").exists();
         } finally {
             assertThat(new ProcessBuilder("umount", mount.toString()).start().waitFor()).isZero();
         }
-        long deadline = System.nanoTime() + Duration.ofMillis(BwrapHost.LEFTOVER_RETRY_MILLIS * 3).toNanos();
+        long deadline = System.nanoTime() + Duration.ofMillis(Leftovers.RETRY_MILLIS * 3).toNanos();
         while (Files.exists(dir) && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
         assertThat(dir).as("deleted by the background retry").doesNotExist();
-        assertThat(BwrapHost.leftovers()).doesNotContain(dir);
+        assertThat(Leftovers.all()).doesNotContain(dir);
     }
 
     /**

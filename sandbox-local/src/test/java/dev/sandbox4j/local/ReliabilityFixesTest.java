@@ -83,22 +83,22 @@ class ReliabilityFixesTest {
                 assertThat(Jail.leaks()).as("cgroups and processes after failed open " + i).isSubsetOf(before);
             }
         } finally {
-            BwrapHost.deleteTree(dir);
+            Leftovers.deleteTree(dir);
         }
     }
 
     @Test
     void permitCount() {
-        assertThat(BwrapHost.commandPermits(256)).isEqualTo(64);
-        assertThat(BwrapHost.commandPermits(10)).isEqualTo(8);
-        assertThat(BwrapHost.commandPermits(100)).isEqualTo(25);
-        assertThat(BwrapHost.commandPermits(0)).isEqualTo(64);
+        assertThat(dev.sandbox4j.core.AgentShell.commandPermits(256)).isEqualTo(64);
+        assertThat(dev.sandbox4j.core.AgentShell.commandPermits(10)).isEqualTo(8);
+        assertThat(dev.sandbox4j.core.AgentShell.commandPermits(100)).isEqualTo(25);
+        assertThat(dev.sandbox4j.core.AgentShell.commandPermits(0)).isEqualTo(64);
     }
 
     /** L-NOFILE: never above the JVM's hard limit. */
     @Test
     void nofileLimitIsAtMostTheHardLimit() {
-        long n = BwrapHost.nofileLimit();
+        long n = Host.nofileLimit();
         assertThat(n).isBetween(1L, 1024L);
     }
 
@@ -144,7 +144,7 @@ class ReliabilityFixesTest {
         if (cg != null) {
             assertThat(cg).doesNotExist();
         }
-        BwrapHost.deleteTree(tmp);
+        Leftovers.deleteTree(tmp);
     }
 
     /** L-DEAD-JAIL-OPEN: when the jail dies, the sandbox closes itself. */

@@ -162,7 +162,7 @@ class WorkspaceQuotaTest {
             assertThat(ws).doesNotExist();
         } finally {
             WorkspaceQuota.unmount(ws);
-            BwrapHost.deleteTree(tempDir);
+            Leftovers.deleteTree(tempDir);
         }
     }
 

@@ -78,7 +78,8 @@ public interface CodeContextContract extends ConformanceSupport {
                 completed(c, s.importModule());
                 assertThat(completed(c, s.useModule()).text()).as(language.id()).isEqualTo(s.moduleValue());
                 completed(c, s.changeDir());
-                assertThat(completed(c, s.currentDir()).text()).as(language.id()).isEqualTo(s.dirValue());
+                assertThat(completed(c, s.currentDir()).text()).as(language.id())
+                        .isEqualTo(s.dirValue().replace("/workspace", fixture().workspaceRoot(sandbox)));
             }
         }
     }

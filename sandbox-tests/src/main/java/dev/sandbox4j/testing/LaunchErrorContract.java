@@ -38,16 +38,18 @@ public interface LaunchErrorContract extends ConformanceSupport {
     default void argv_missingPath_noSuchFile127(Sandbox sandbox) {
         assertFailed(sandbox.shell().run(ExecRequest.argv("./missing.sh")), 127,
                 "./missing.sh: no such file or directory\n");
-        assertFailed(sandbox.shell().run(ExecRequest.argv("/workspace/missing.sh", "a")), 127,
-                "/workspace/missing.sh: no such file or directory\n");
+        String root = fixture().workspaceRoot(sandbox);
+        assertFailed(sandbox.shell().run(ExecRequest.argv(root + "/missing.sh", "a")), 127,
+                root + "/missing.sh: no such file or directory\n");
     }
 
     @Test
     default void argv_fileNotExecutable_permissionDenied126(Sandbox sandbox) {
         sandbox.files().write("plain.sh", "echo ran > ran.txt\n");
         assertFailed(sandbox.shell().run(ExecRequest.argv("./plain.sh")), 126, "./plain.sh: permission denied\n");
-        assertFailed(sandbox.shell().run(ExecRequest.argv("/workspace/plain.sh")), 126,
-                "/workspace/plain.sh: permission denied\n");
+        String root = fixture().workspaceRoot(sandbox);
+        assertFailed(sandbox.shell().run(ExecRequest.argv(root + "/plain.sh")), 126,
+                root + "/plain.sh: permission denied\n");
         assertThat(sandbox.files().exists("ran.txt")).isFalse();
     }
 

@@ -76,6 +76,15 @@ public interface SandboxFixture {
     }
 
     /**
+     * Where the sandbox's commands see the workspace ({@code pwd} in it). Every backend that isolates its commands
+     * mounts it at {@code /workspace}, as the API's paths name it; a test host without a mount namespace (the bare
+     * host of sandbox4j's own tests) runs commands in its host directory and says which.
+     */
+    default String workspaceRoot(Sandbox sandbox) {
+        return "/workspace";
+    }
+
+    /**
      * For {@link NetworkPolicyContract}: makes sandboxes opened until the returned handle is closed resolve names
      * outside the sandbox as the test says (the kit's loopback fixtures stand in for the internet) and exempt exactly
      * {@code exempt} from the address deny-list. Backends without a network policy leave the default, which skips

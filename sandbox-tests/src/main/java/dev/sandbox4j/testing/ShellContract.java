@@ -122,7 +122,7 @@ public interface ShellContract extends ConformanceSupport {
     default void run_defaultCwd_isWorkspace(Sandbox sandbox) {
         sandbox.files().write("marker.txt", "m");
         ExecResult r = sandbox.shell().run("pwd; cat marker.txt");
-        assertThat(r.stdout()).isEqualTo("/workspace\nm");
+        assertThat(r.stdout()).isEqualTo(fixture().workspaceRoot(sandbox) + "\nm");
         sandbox.shell().run("echo made-by-shell > made.txt");
         assertThat(sandbox.files().readText("made.txt")).as("commands and files share the workspace")
                 .isEqualTo("made-by-shell\n");
@@ -133,9 +133,9 @@ public interface ShellContract extends ConformanceSupport {
     default void run_relativeCwd_runsThere(Sandbox sandbox) {
         sandbox.files().mkdirs("sub/dir");
         assertThat(sandbox.shell().run(ExecRequest.shell("pwd").withCwd("sub/dir")).stdout())
-                .isEqualTo("/workspace/sub/dir\n");
+                .isEqualTo(fixture().workspaceRoot(sandbox) + "/sub/dir\n");
         assertThat(sandbox.shell().run(ExecRequest.argv("pwd").withCwd("/workspace/sub")).stdout())
-                .isEqualTo("/workspace/sub\n");
+                .isEqualTo(fixture().workspaceRoot(sandbox) + "/sub\n");
     }
 
     /** The Javadoc asks for a workspace directory: a missing one is the caller's error, not the command's exit. */

@@ -1,7 +1,5 @@
-package dev.sandbox4j.local;
+package dev.sandbox4j.core;
 
-import dev.sandbox4j.core.AgentProtocol;
-import dev.sandbox4j.core.OutputBuffer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;

@@ -1,7 +1,5 @@
-package dev.sandbox4j.local;
+package dev.sandbox4j.core;
 
-import dev.sandbox4j.core.AgentBinary;
-import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.DataOutputStream;
@@ -85,11 +83,11 @@ class AgentProtocolTest {
             long command = sleeper.get(0).pid();
             assertThat(a.closeAndAwait(5)).isZero();
             deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while ((ReaperRun.alive(reaper) || ReaperRun.alive(command)) && System.nanoTime() < deadline) {
+            while ((AgentRun.alive(reaper) || AgentRun.alive(command)) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertThat(ReaperRun.alive(reaper)).as("reaper of a command after the agent ended").isFalse();
-            assertThat(ReaperRun.alive(command)).as("the command after the agent ended").isFalse();
+            assertThat(AgentRun.alive(reaper)).as("reaper of a command after the agent ended").isFalse();
+            assertThat(AgentRun.alive(command)).as("the command after the agent ended").isFalse();
         }
     }
 
@@ -106,7 +104,7 @@ class AgentProtocolTest {
                     .map(f -> f[0] + "=" + f[1] + ":" + f[2]).toList())
                     .contains("Max processes=10000:10000", "Max data size=" + (512L << 20) + ":" + (512L << 20));
         }
-        Path agent = ReaperRun.extract(dir, System.getProperty("os.arch"), AgentBinary.AGENT);
+        Path agent = AgentRun.extract(dir, AgentBinary.AGENT);
         for (String bad : List.of("--nproc=x", "--data=-1", "--nproc=", "--what")) {
             Process p = new ProcessBuilder(agent.toString(), bad).redirectErrorStream(true).start();
             assertThat(p.waitFor(5, TimeUnit.SECONDS)).as("agent with %s ended", bad).isTrue();

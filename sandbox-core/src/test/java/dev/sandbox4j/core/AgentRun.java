@@ -1,7 +1,5 @@
-package dev.sandbox4j.local;
+package dev.sandbox4j.core;
 
-import dev.sandbox4j.core.AgentBinary;
-import dev.sandbox4j.core.AgentProtocol;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedInputStream;
@@ -36,9 +34,8 @@ final class AgentRun implements AutoCloseable {
 
     /** Starts the agent for this host's architecture with the reaper beside it; the first frame is READY. */
     static AgentRun start(Path dir, String... flags) throws IOException {
-        String arch = System.getProperty("os.arch");
-        Path agent = ReaperRun.extract(dir, arch, AgentBinary.AGENT);
-        Path reaper = ReaperRun.extract(dir, arch, AgentBinary.REAPER);
+        Path agent = extract(dir, AgentBinary.AGENT);
+        Path reaper = extract(dir, AgentBinary.REAPER);
         Path err = Files.createTempFile(dir, "agent-err", ".txt");
         List<String> argv = new ArrayList<>(List.of(agent.toString(), "--reaper=" + reaper));
         argv.addAll(List.of(flags));
@@ -52,6 +49,35 @@ final class AgentRun implements AutoCloseable {
         assertThat(ready.type()).isEqualTo(AgentProtocol.READY);
         assertThat(AgentProtocol.readInt(ready.payload())).as("protocol version").isEqualTo(AgentProtocol.VERSION);
         return run;
+    }
+
+    /** The helper {@code name} for this host's architecture in {@code dir/bin}, executable. */
+    static Path extract(Path dir, String name) throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(bin, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        return AgentBinary.write(bin, name);
+    }
+
+    /** Whether the process is alive (not gone, not a zombie), from its /proc/<pid>/stat. */
+    static boolean alive(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"), StandardCharsets.ISO_8859_1);
+            char s = stat.charAt(stat.lastIndexOf(')') + 2);
+            return s != 'Z' && s != 'X';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** A line of /proc/<pid>/status without its key; an IOException when there is none. */
+    static String status(long pid, String key) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"), StandardCharsets.ISO_8859_1)) {
+            if (line.startsWith(key + ":")) {
+                return line.substring(key.length() + 1).trim();
+            }
+        }
+        throw new IOException("no " + key + " in /proc/" + pid + "/status");
     }
 
     OutputStream raw() {
@@ -113,7 +139,7 @@ final class AgentRun implements AutoCloseable {
 
     /** A /proc/self/status value of the agent in KiB (VmRSS, VmHWM). */
     long memKib(String key) throws IOException {
-        return Long.parseLong(ReaperRun.status(process.pid(), key).split("\\s+")[0]);
+        return Long.parseLong(status(process.pid(), key).split("\\s+")[0]);
     }
 
     String stderr() throws IOException {
