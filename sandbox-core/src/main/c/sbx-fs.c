@@ -524,11 +524,14 @@ static void undo_append(int fd, off_t at)
     }
 }
 
-/* write REL replace|append EXPECTED(-1: unknown): content on stdin; prints the long count received. */
+/*
+ * write REL replace|append EXPECTED(-1: unknown) [SIZE MTIME_NS]: content on stdin; prints the long count received.
+ * With SIZE and MTIME_NS (an edit's), the target must still have them when the content is renamed over it: CONFLICT.
+ */
 static int op_write(int root, int argc, char **argv)
 {
-    if (argc != 4)
-        fs_fail("INVALID_ARGUMENT", "write: want REL MODE EXPECTED");
+    if (argc != 4 && argc != 6)
+        fs_fail("INVALID_ARGUMENT", "write: want REL MODE EXPECTED [SIZE MTIME_NS]");
     const char *rel = argv[1];
     int append = strcmp(argv[2], "append") == 0;
     long long expected = fs_arg(argv[3]);
@@ -577,6 +580,13 @@ static int op_write(int root, int argc, char **argv)
             fs_fail_errno(errno, "write", rel);
         if (close(fd) != 0)
             fs_fail_errno(errno, "write", rel);
+        if (argc == 6) {
+            struct stat now;
+            long long size = fs_arg(argv[4]), mtime = fs_arg(argv[5]);
+            if (fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(now.st_mode) || now.st_size != size
+                || (long long) now.st_mtim.tv_sec * 1000000000LL + now.st_mtim.tv_nsec != mtime)
+                fs_fail("CONFLICT", "%s changed while it was being edited; read it and edit it again", rel);
+        }
         if (renameat(dir, tmp, dir, name) != 0)
             fs_fail_errno(errno, "write", rel);
         fs_pending(-1, NULL, 0);
