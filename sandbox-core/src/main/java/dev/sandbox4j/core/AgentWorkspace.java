@@ -27,8 +27,9 @@ import java.util.function.Predicate;
  * to a temporary beside the target ({@code .sandbox4j-*.tmp}, see {@link #isTemporary}) and are renamed over it only
  * once the whole content, with its end mark, has arrived.
  *
- * <p>Use: {@code new AgentWorkspace(runner, "/workspace", context, host)} from {@link SandboxHost#workspace}; a host
- * whose sandboxes have a file size limit passes it too, so that a write over it fails before its content is sent.
+ * <p>Use: {@code new AgentWorkspace(runner, "/workspace", context, this::error)} from a host's
+ * {@link SandboxHost#workspace}; a host whose sandboxes have a file size limit passes it too, so that a write over it
+ * fails before its content is sent. Operations need the agent's protocol version 4 (FILE frames).
  */
 public final class AgentWorkspace extends WorkspaceBase {
     /** The most entries a list returns (as {@link NioWorkspace}); more is TOO_LARGE. */
@@ -46,24 +47,30 @@ public final class AgentWorkspace extends WorkspaceBase {
     private final AgentRunner runner;
     private final String root;
     private final SandboxHost.Context context;
-    private final SandboxHost host;
+    private final Errors errors;
     private final long maxFileBytes;
+
+    /** The backend's error translation point: {@link SandboxHost#error} fits it. */
+    @FunctionalInterface
+    public interface Errors {
+        SandboxException error(ErrorKind kind, String message, Throwable cause);
+    }
 
     /**
      * The file API of the workspace at {@code root} (absolute, in the sandbox) through {@code runner}; {@code context}
-     * says whether the sandbox is open, {@code host} translates errors ({@link SandboxHost#error}).
+     * says whether the sandbox is open (its closed error is thrown as it is), {@code errors} makes every other error.
      */
-    public AgentWorkspace(AgentRunner runner, String root, SandboxHost.Context context, SandboxHost host) {
-        this(runner, root, context, host, 0);
+    public AgentWorkspace(AgentRunner runner, String root, SandboxHost.Context context, Errors errors) {
+        this(runner, root, context, errors, 0);
     }
 
     /** As the other constructor; a write over {@code maxFileBytes} (0: none) fails TOO_LARGE before it is sent. */
-    public AgentWorkspace(AgentRunner runner, String root, SandboxHost.Context context, SandboxHost host,
+    public AgentWorkspace(AgentRunner runner, String root, SandboxHost.Context context, Errors errors,
                           long maxFileBytes) {
         this.runner = runner;
         this.root = root;
         this.context = context;
-        this.host = host;
+        this.errors = errors;
         this.maxFileBytes = maxFileBytes;
     }
 
@@ -76,7 +83,7 @@ public final class AgentWorkspace extends WorkspaceBase {
     // ---------------------------------------------------------------------------------------------- running
 
     SandboxException error(ErrorKind kind, String message, Throwable cause) {
-        return host.error(kind, message, cause);
+        return errors.error(kind, message, cause);
     }
 
     /** Runs one operation; its stdout is kept (up to {@code cap}) or goes to {@code out}. Fails with its E: line. */

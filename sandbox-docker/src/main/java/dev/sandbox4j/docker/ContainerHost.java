@@ -262,7 +262,7 @@ final class ContainerHost implements SandboxHost {
 
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
-        return new dev.sandbox4j.core.AgentWorkspace(runner, WorkspaceScripts.WORKSPACE, context, this,
+        return new dev.sandbox4j.core.AgentWorkspace(runner, WorkspaceScripts.WORKSPACE, context, this::error,
                 spec.limits().maxFileBytes());
     }
 
