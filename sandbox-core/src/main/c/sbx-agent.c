@@ -663,6 +663,11 @@ static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
             goto out;
         }
     }
+    if (file) {
+        /* a file operation moves a file's bytes: 1 MiB pipes take a fraction of the wake-ups (best effort) */
+        fcntl(pipes[0][1], F_SETPIPE_SZ, 1 << 20);
+        fcntl(pipes[1][1], F_SETPIPE_SZ, 1 << 20);
+    }
     if (ncmds == cmds_cap) {
         size_t cap = cmds_cap ? cmds_cap * 2 : 64;
         struct cmd **v = realloc(cmds, cap * sizeof *v);

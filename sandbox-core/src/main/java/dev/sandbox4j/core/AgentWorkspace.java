@@ -42,7 +42,7 @@ public final class AgentWorkspace extends WorkspaceBase {
     /** The output kept of one operation (a listing's records); more is TOO_LARGE. */
     static final int KEPT = 64 << 20;
     /** A write's content goes as chunks of at most this many bytes, then an empty one: the end mark. */
-    static final int CHUNK = 64 << 10;
+    static final int CHUNK = (256 << 10) - 4;
 
     private final AgentRunner runner;
     private final String root;

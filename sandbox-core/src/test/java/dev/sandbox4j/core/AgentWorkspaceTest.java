@@ -64,6 +64,7 @@ class AgentWorkspaceTest {
         };
         fs = new AgentWorkspace(new AgentRunner(channel, List.of(), "/"), ws.toString(), context,
                 SandboxException::new, 1 << 20);
+
     }
 
     @AfterEach

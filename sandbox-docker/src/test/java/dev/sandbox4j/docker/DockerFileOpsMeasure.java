@@ -7,14 +7,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Hand measurement of the file API's round trips through Docker (docs/benchmarks.md, "Docker file operations"):
- * median and p90 of a 16-byte write, a 16-byte read, a stat and a 1 MiB write, each timed alone after a warm-up. Run
- * only when asked ({@code -Dsandbox4j.measure=true}): timings on a shared machine are figures, not assertions.
+ * median and p90 of a 16-byte write, a 16-byte read, a stat, exists, list, 1 MiB and 64 MiB writes and reads, each
+ * timed alone after a warm-up. Run only when asked ({@code -Dsandbox4j.measure=true}): timings on a shared machine are figures, not assertions.
  */
 class DockerFileOpsMeasure {
-    private static final int WARMUP = 100;
-    private static final int N = 400;
+    private static final int WARMUP = 30;
+    private static final int N = 200;
 
     @Test
+    @org.junit.jupiter.api.Timeout(1800)
     void smallWriteReadStat() {
         Assumptions.assumeTrue(Boolean.getBoolean("sandbox4j.measure"), "set -Dsandbox4j.measure=true");
         try (Sandbox s = DockerTestSupport.open()) {
@@ -32,15 +33,24 @@ class DockerFileOpsMeasure {
             report("list (10 entries)", time(() -> s.files().list("")));
             report("write 1 MiB", time(() -> s.files().write("m.bin", mib)));
             report("read 1 MiB", time(() -> s.files().readBytes("m.bin")));
+            byte[] big = new byte[64 << 20];
+            new java.util.Random(1).nextBytes(big);
+            report("write 64 MiB", time(() -> s.files().write("big.bin", big), 3, 15));
+            report("readTo 64 MiB", time(() -> s.files().readTo("big.bin", java.io.OutputStream.nullOutputStream()),
+                    3, 15));
         }
     }
 
     private static long[] time(Runnable op) {
-        for (int i = 0; i < WARMUP; i++) {
+        return time(op, WARMUP, N);
+    }
+
+    private static long[] time(Runnable op, int warmup, int n) {
+        for (int i = 0; i < warmup; i++) {
             op.run();
         }
-        long[] t = new long[N];
-        for (int i = 0; i < N; i++) {
+        long[] t = new long[n];
+        for (int i = 0; i < n; i++) {
             long start = System.nanoTime();
             op.run();
             t[i] = System.nanoTime() - start;
