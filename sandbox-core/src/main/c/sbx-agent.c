@@ -10,7 +10,7 @@
  * --oom (containers): each EXIT carries the OOM-kill count of the container's memory cgroup (else -1).
  *
  * Units: this file (the poll loop, commands, the sweep), sbx-frame.c (the frame codec and the queue to the host),
- * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-fs.c and sbx-fs-tree.c (FILE operations),
+ * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-fs*.c (FILE operations),
  * sbx-proc.h (process trees, shared with sbx-reaper). build-native.sh links them into one static binary.
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its

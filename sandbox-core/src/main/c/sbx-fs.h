@@ -5,8 +5,8 @@
  * never followed, whatever the sandbox swaps in meanwhile; special files are never opened for reading.
  *
  * Results are records on stdout (big-endian, as the frames); a failure is exit status 3 and one stderr line
- * "E:KIND:message" (KIND an ErrorKind name). Units: sbx-fs.c (paths, records, stat, read, write), sbx-fs-tree.c
- * (list, mkdirs, move, copy, delete, cat).
+ * "E:KIND:message" (KIND an ErrorKind name). Units: sbx-fs.c (failures, paths, records, stat, read),
+ * sbx-fs-write.c (write, commit), sbx-fs-tree.c (list, mkdirs, move, copy, delete, cat).
  */
 #ifndef SBX_FS_H
 #define SBX_FS_H
@@ -72,7 +72,12 @@ void fs_temp_name(char *out, size_t cap);
 /* Removes name in dirfd, a whole tree when it is a directory, never following links; 0 or -1 (errno). */
 int fs_remove_tree(int dirfd, const char *name);
 
-/* the operations of sbx-fs-tree.c */
+/* The checked path of rel (INVALID_PATH otherwise), in a buffer the next call reuses. */
+struct fs_path *fs_path_of(const char *rel);
+
+/* the operations of sbx-fs-write.c and sbx-fs-tree.c */
+int fs_write(int root, int argc, char **argv);
+int fs_commit(int root, int argc, char **argv);
 int fs_list(int root, int argc, char **argv);
 int fs_mkdirs(int root, int argc, char **argv);
 int fs_move(int root, int argc, char **argv, int copy);

@@ -9,9 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Every write goes to the container as one agent file operation whose content comes as chunks of 64 KiB (sent in
- * STDIN frames of 256 KiB) and an end mark: both sides of each edge (a chunk, a frame, 1 MiB, 4 MiB), as bytes, as a
- * stream and appended, arrive exact, keep the replaced file's mode, and leave no temporary in the workspace.
+ * Writes up to {@link ContainerHost#UPLOAD_OVER} bytes go to the container as one agent file operation whose content
+ * comes as chunks (of 256 KiB - 4, in STDIN frames of 256 KiB) and an end mark, larger ones through the archive
+ * endpoint and the agent's commit: both sides of each edge (a chunk, a frame, the upload's), as bytes, as a stream and
+ * appended, arrive exact, keep the replaced file's mode, and leave no temporary in the workspace.
  */
 class DockerWritePathsTest {
 
@@ -21,7 +22,8 @@ class DockerWritePathsTest {
         try (Sandbox s = DockerTestSupport.open()) {
             Random r = new Random(12);
             for (int size : new int[] {0, 1, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, (256 << 10) - 4,
-                    (256 << 10) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (4 << 20) + 3}) {
+                    (256 << 10) + 1, ContainerHost.UPLOAD_OVER - 1, ContainerHost.UPLOAD_OVER,
+                    ContainerHost.UPLOAD_OVER + 1, (4 << 20) + 3}) {
                 byte[] data = new byte[size];
                 r.nextBytes(data);
                 s.files().write("d/bytes.bin", data);
