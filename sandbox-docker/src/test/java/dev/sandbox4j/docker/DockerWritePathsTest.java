@@ -9,19 +9,21 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Writes up to {@link DockerFiles#THROUGH_AGENT} bytes go to the container as a command's stdin, larger ones through
- * the archive endpoint: both sides of the edge, as bytes, as a stream and appended, arrive exact, keep the replaced
- * file's mode, and leave no temp file in the workspace.
+ * Writes up to {@link ContainerHost#UPLOAD_OVER} bytes go to the container as one agent file operation whose content
+ * comes as chunks (of 256 KiB - 4, in STDIN frames of 256 KiB) and an end mark, larger ones through the archive
+ * endpoint and the agent's commit: both sides of each edge (a chunk, a frame, the upload's), as bytes, as a stream and
+ * appended, arrive exact, keep the replaced file's mode, and leave no temporary in the workspace.
  */
 class DockerWritePathsTest {
 
     @Test
-    @Timeout(120)
-    void bothSidesOfTheEdge_exactContent_noTempFilesLeft() {
+    @Timeout(180)
+    void bothSidesOfTheEdges_exactContent_noTempFilesLeft() {
         try (Sandbox s = DockerTestSupport.open()) {
             Random r = new Random(12);
-            for (int size : new int[] {0, 1, DockerFiles.THROUGH_AGENT - 1, DockerFiles.THROUGH_AGENT,
-                    DockerFiles.THROUGH_AGENT + 1}) {
+            for (int size : new int[] {0, 1, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, (256 << 10) - 4,
+                    (256 << 10) + 1, ContainerHost.UPLOAD_OVER - 1, ContainerHost.UPLOAD_OVER,
+                    ContainerHost.UPLOAD_OVER + 1, (4 << 20) + 3}) {
                 byte[] data = new byte[size];
                 r.nextBytes(data);
                 s.files().write("d/bytes.bin", data);
@@ -39,6 +41,8 @@ class DockerWritePathsTest {
             s.files().write("d/bytes.bin", "small");
             assertThat(s.shell().run("stat -c %a d/bytes.bin").stdout().trim()).isEqualTo("700");
             assertThat(s.shell().run("ls -A /workspace").stdout().trim()).isEqualTo("d");
+            assertThat(s.shell().run("ls -A /workspace/d").stdout().trim().split("\n"))
+                    .containsExactlyInAnyOrder("app.bin", "bytes.bin", "stream.bin");
         }
     }
 }
