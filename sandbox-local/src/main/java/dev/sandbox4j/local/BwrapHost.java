@@ -266,7 +266,7 @@ final class BwrapHost implements SandboxHost {
                 args.addAll(0, List.of("--info-fd", "9"));
             }
             writeSecret(ctl.resolve("args"), nulJoin(args));
-            writeSecret(ctl.resolve("seccomp"), Seccomp.program());
+            writeSecret(ctl.resolve("seccomp"), Seccomp.program(spec.syscallSets()));
             writeSecret(ctl.resolve("passwd"), ("root:x:0:0:root:/root:/usr/sbin/nologin\n"
                     + "sandbox:x:" + uid + ":" + gid + ":sandbox:/workspace:/bin/sh\n"
                     + "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n").getBytes(StandardCharsets.UTF_8));
@@ -362,7 +362,7 @@ final class BwrapHost implements SandboxHost {
                 details.put("memory", "per process only: RLIMIT_DATA " + dataLimit + " bytes (no memory cgroup here; "
                         + "the sandbox as a whole is not bounded)");
             }
-            details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
+            details.put("seccomp", Seccomp.describe(spec.syscallSets()));
             details.put("workspace", workspace.toString());
             details.put("workspace quota", inForce.hasWorkspaceQuota()
                     ? (quotaInJail ? "tmpfs in the jail's mount namespace (held by a helper of this JVM's user): "

@@ -9,7 +9,9 @@ import java.util.TreeSet;
 
 /**
  * Writes a {@link Policy} as a Docker/Podman seccomp profile (the JSON {@code docker run --security-opt seccomp=}
- * takes; runc and crun hand it to libseccomp). Default {@code ENOSYS} ({@code defaultErrnoRet}); only the two
+ * takes; runc and crun hand it to libseccomp). Default {@code ENOSYS} ({@code defaultErrnoRet}), and every syscall
+ * the tables know and the policy does not list is named with {@code ENOSYS} too (Docker 20.10 ignores
+ * {@code defaultErrnoRet} and would answer EPERM, which libraries do not fall back on). Only the two
  * native architectures are listed, so libseccomp answers i386, x32 and arm calls with its bad-architecture action
  * (kill). Each argument rule becomes disjoint {@code SCMP_CMP_MASKED_EQ} rules: its patterns with the rule's action,
  * and a cover of the rest with the otherwise action, so no meaning depends on libseccomp's precedence between
@@ -32,6 +34,14 @@ final class OciProfile {
                 byAction.computeIfAbsent(action, k -> new TreeSet<>()).add(name);
             }
         });
+        // every other name the tables know, ENOSYS by name: engines that drop defaultErrnoRet (Docker 20.10) answer
+        // the default with EPERM, and only numbers past libseccomp's table with runc's ENOSYS stub
+        TreeSet<String> unlisted = new TreeSet<>();
+        for (SyscallTable t : List.of(SyscallTable.X86_64, SyscallTable.AARCH64)) {
+            t.numbers().keySet().stream().filter(n -> !policy.actions.containsKey(n) && Policy.argRule(n) == null)
+                    .forEach(unlisted::add);
+        }
+        byAction.computeIfAbsent(Policy.DEFAULT, k -> new TreeSet<>()).addAll(unlisted);
         List<String> entries = new ArrayList<>();
         byAction.forEach((action, names) -> entries.add(entry(List.copyOf(names), action, null)));
         for (ArgRule rule : Policy.ARG_RULES) {
