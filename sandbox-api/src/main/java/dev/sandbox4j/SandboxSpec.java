@@ -6,6 +6,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What a sandbox should be: command timeout, lifetime, output cap, environment, network, resource limits and the
@@ -24,6 +26,8 @@ public final class SandboxSpec {
     /** Characters kept at each end of each output stream by default: 15,000 + 15,000. */
     public static final int DEFAULT_OUTPUT_LIMIT = 15_000;
 
+    private static final Set<String> SYSCALL_SETS = Collections.unmodifiableSet(new TreeSet<>(Set.of("debug",
+            "io_uring")));
     private static final SandboxSpec DEFAULTS = builder().build();
 
     private final Duration commandTimeout;
@@ -34,6 +38,7 @@ public final class SandboxSpec {
     private final ResourceLimits limits;
     private final boolean bestEffortLimits;
     private final Map<String, byte[]> files;
+    private final Set<String> syscallSets;
 
     private SandboxSpec(Builder b) {
         this.commandTimeout = b.commandTimeout;
@@ -46,6 +51,7 @@ public final class SandboxSpec {
         Map<String, byte[]> copy = new LinkedHashMap<>();
         b.files.forEach((k, v) -> copy.put(k, v.clone()));
         this.files = Collections.unmodifiableMap(copy);
+        this.syscallSets = Collections.unmodifiableSet(new TreeSet<>(b.syscallSets));
     }
 
     /** 2-minute commands, a 1-hour lifetime, 15,000 + 15,000 characters of output, no network, default limits. */
@@ -67,6 +73,7 @@ public final class SandboxSpec {
         b.limits = limits;
         b.bestEffortLimits = bestEffortLimits;
         files.forEach((k, v) -> b.files.put(k, v.clone()));
+        b.syscallSets.addAll(syscallSets);
         return b;
     }
 
@@ -115,6 +122,18 @@ public final class SandboxSpec {
         return Collections.unmodifiableMap(copy);
     }
 
+    /**
+     * System calls beyond the default seccomp allow-list, by set: {@code debug} (ptrace and process_vm_readv/writev,
+     * for gdb, strace, py-spy: a process may then read and change any other process of its sandbox) and
+     * {@code io_uring} (the io_uring interface, a large kernel surface with a history of privilege escalations;
+     * without it io_uring_setup fails with ENOSYS and libuv, Tokio and liburing users fall back to epoll). Empty by
+     * default. Backends with a syscall filter report the sets in force in {@link SandboxInfo#details()}
+     * ({@code seccomp}). Sorted.
+     */
+    public Set<String> syscallSets() {
+        return syscallSets;
+    }
+
     /** Builds a {@link SandboxSpec}. */
     public static final class Builder {
         private Duration commandTimeout = Duration.ofMinutes(2);
@@ -125,6 +144,7 @@ public final class SandboxSpec {
         private ResourceLimits limits = ResourceLimits.DEFAULTS;
         private boolean bestEffortLimits;
         private final Map<String, byte[]> files = new LinkedHashMap<>();
+        private final Set<String> syscallSets = new TreeSet<>();
 
         private Builder() {
         }
@@ -183,6 +203,19 @@ public final class SandboxSpec {
         }
 
         /**
+         * Adds an opt-in set of system calls, {@code debug} or {@code io_uring}; see {@link SandboxSpec#syscallSets()}.
+         *
+         * @throws IllegalArgumentException for another name
+         */
+        public Builder syscallSet(String name) {
+            if (!SYSCALL_SETS.contains(name)) {
+                throw new IllegalArgumentException("unknown syscall set '" + name + "': known are " + SYSCALL_SETS);
+            }
+            syscallSets.add(name);
+            return this;
+        }
+
+        /**
          * @throws IllegalArgumentException when an environment value or a file holds a brokered credential's secret:
          *     it would reach the sandbox, which the credential exists to prevent
          */
@@ -232,6 +265,6 @@ public final class SandboxSpec {
         return "SandboxSpec[commandTimeout=" + commandTimeout + ", lifetime=" + lifetime + ", outputLimit="
                 + outputLimit + ", env=" + env.keySet() + ", network=" + network + ", limits=" + limits
                 + (bestEffortLimits ? " (best effort)" : "") + ", files="
-                + files.keySet() + "]";
+                + files.keySet() + (syscallSets.isEmpty() ? "" : ", syscallSets=" + syscallSets) + "]";
     }
 }

@@ -26,6 +26,7 @@ import dev.sandbox4j.core.AgentRunner;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.BytePipe;
 import dev.sandbox4j.core.OutputBuffer;
+import dev.sandbox4j.core.seccomp.SeccompPolicy;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
@@ -46,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,7 +58,7 @@ import java.util.concurrent.TimeUnit;
 final class ContainerHost implements SandboxHost {
     private static final Logger LOG = LoggerFactory.getLogger(ContainerHost.class);
     static final Duration INTERNAL_TIMEOUT = Duration.ofSeconds(60);
-    private static String seccompDefault;
+    private static final Map<Set<String>, String> SECCOMP_PROFILES = new ConcurrentHashMap<>();
 
     final String id;
     final Engine engine;
@@ -162,6 +164,7 @@ final class ContainerHost implements SandboxHost {
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
         checkQuotaFitsMemory(spec.limits());
+        seccompProfile(options, spec.syscallSets()); // refused before anything is made
         return open(options, spec, true);
     }
 
@@ -632,7 +635,8 @@ final class ContainerHost implements SandboxHost {
         details.put("user", user);
         details.put("network", String.valueOf(h.getNetworkMode()));
         details.put("readonlyRootfs", String.valueOf(h.getReadonlyRootfs()));
-        details.put("seccomp", "sandbox4j profile (inline)");
+        details.put("seccomp", engine.options.seccompProfile() != null ? "custom profile (DockerOptions)"
+                : SeccompPolicy.of(spec.syscallSets()).describe(null) + " (sandbox4j profile)");
         details.put("engine", engine.host);
         Engine.Traits traits = engine.traits();
         details.put("engineKind", traits.describe());
@@ -672,25 +676,25 @@ final class ContainerHost implements SandboxHost {
                 details);
     }
 
-    static synchronized String seccompProfile(DockerOptions o) {
+    /**
+     * The profile for a spec: the options' own when set (then the spec may not ask for opt-in sets, which only
+     * sandbox4j's profile knows how to add), else sandbox4j's allow-list with the spec's sets, generated from
+     * sandbox-core's policy (the jail's BPF comes from the same source) once per combination.
+     */
+    static String seccompProfile(DockerOptions o, Set<String> syscallSets) {
         if (o.seccompProfile() != null) {
+            if (!syscallSets.isEmpty()) {
+                throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the spec asks for syscall sets " + syscallSets
+                        + " but the Docker options replace sandbox4j's seccomp profile with their own: add the calls "
+                        + "to that profile, or drop withSeccompProfile");
+            }
             return o.seccompProfile();
         }
-        if (seccompDefault == null) {
-            try (InputStream in = ContainerHost.class.getResourceAsStream("seccomp.json")) {
-                if (in == null) {
-                    throw new IllegalStateException("seccomp.json resource missing");
-                }
-                seccompDefault = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return seccompDefault;
+        return SECCOMP_PROFILES.computeIfAbsent(syscallSets, sets -> SeccompPolicy.of(sets).ociProfile());
     }
 
     private String seccompProfile() {
-        return seccompProfile(engine.options);
+        return seccompProfile(engine.options, spec.syscallSets());
     }
 
     /**

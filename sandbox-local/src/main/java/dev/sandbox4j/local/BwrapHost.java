@@ -196,7 +196,8 @@ final class BwrapHost implements SandboxHost {
                 ? spec.limits().memoryBytes() : 0;
         JailCommandLine.Jail jail = new JailCommandLine.Jail(host.root, uid, gid, maxFile, inForce.tmpBytes(),
                 nproc ? granted.maxProcesses() : 0, dataLimit, dirs.quotaInJail());
-        Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), dirs.bound(), agentDir));
+        Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), dirs.bound(), agentDir),
+                Seccomp.program(spec.syscallSets()));
         SandboxInfo info = JailInfo.of(id, host, setting, cg, spec, jail, dirs, inForce);
         BwrapHost h = new BwrapHost(id, cg, dirs, jail, launcher, info,
                 dirs.quotaInJail() ? agentDir.resolve(AgentBinary.AGENT) : null);
@@ -206,13 +207,13 @@ final class BwrapHost implements SandboxHost {
     }
 
     /** Writes the control files and starts the launcher ({@link JailCommandLine}), in the sandbox's cgroups. */
-    private static Process launch(Host host, Cgroups cg, JailCommandLine.Jail jail, JailCommandLine.Paths paths)
-            throws IOException {
+    private static Process launch(Host host, Cgroups cg, JailCommandLine.Jail jail, JailCommandLine.Paths paths,
+                                  byte[] seccomp) throws IOException {
         JailCommandLine line;
         Map<String, byte[]> files;
         try {
             line = JailCommandLine.of(jail, host.jailFacts(), paths, cg.placeLauncher(), cg.launchPrefix());
-            files = line.controlFiles(jail, Seccomp.program());
+            files = line.controlFiles(jail, seccomp);
         } catch (IllegalArgumentException e) {
             throw new IOException(e.getMessage(), e);
         }

@@ -5,7 +5,6 @@ import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
-import dev.sandbox4j.core.AgentBinary;
 import dev.sandbox4j.core.AgentEgress;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -47,7 +46,7 @@ final class JailInfo {
             details.put("memory", "per process only: RLIMIT_DATA " + jail.dataBytes() + " bytes (no memory cgroup "
                     + "here; the sandbox as a whole is not bounded)");
         }
-        details.put("seccomp", AgentBinary.canonicalArch(System.getProperty("os.arch")) + " deny-list");
+        details.put("seccomp", Seccomp.describe(spec.syscallSets()));
         details.put("workspace", dirs.workspace().toString());
         details.put("workspace quota", inForce.hasWorkspaceQuota()
                 ? (dirs.quotaInJail() ? "tmpfs in the jail's mount namespace (held by a helper of this JVM's user): "
