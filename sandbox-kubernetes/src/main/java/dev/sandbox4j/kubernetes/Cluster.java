@@ -61,6 +61,8 @@ final class Cluster implements AutoCloseable {
         return t;
     });
     private final AtomicBoolean started = new AtomicBoolean();
+    /** Watches of claims that dropped and were opened again (tests, diagnostics). */
+    final java.util.concurrent.atomic.AtomicLong watchesReopened = new java.util.concurrent.atomic.AtomicLong();
     private volatile byte[] key;
     private volatile PoolPlan plan;
     private volatile Instant planAt = Instant.EPOCH;
@@ -202,6 +204,7 @@ final class Cluster implements AutoCloseable {
                         throw notReady(name, last, timeout);
                     }
                 }
+                watchesReopened.incrementAndGet();
                 LOG.debug("sandbox4j: the watch of claim {} dropped ({}); watching again", name, event);
             } catch (InterruptedException e) {
                 throw KubeErrors.interrupted("waiting for the claim " + name);

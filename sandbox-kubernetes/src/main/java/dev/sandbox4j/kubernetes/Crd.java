@@ -3,7 +3,7 @@ package dev.sandbox4j.kubernetes;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Namespaced;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpec;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
@@ -39,6 +39,15 @@ final class Crd {
     record PodTemplate(PodMetadata metadata, PodSpec spec) {
     }
 
+    /** An item of {@code volumeClaimTemplates}: a PVC's name, labels, annotations and spec (no apiVersion or kind). */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record VolumeClaimTemplate(ClaimTemplateMetadata metadata, PersistentVolumeClaimSpec spec) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record ClaimTemplateMetadata(String name, Map<String, String> labels, Map<String, String> annotations) {
+    }
+
     /** A reference by name ({@code warmPoolRef}, {@code sandboxTemplateRef}). */
     record Ref(String name) {
     }
@@ -64,7 +73,7 @@ final class Crd {
     /** {@code operatingMode}: Running or Suspended; {@code shutdownPolicy}: Delete or Retain. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record SandboxSpec(PodTemplate podTemplate, String operatingMode, Boolean service, String shutdownPolicy,
-                       String shutdownTime, List<PersistentVolumeClaim> volumeClaimTemplates) {
+                       String shutdownTime, List<VolumeClaimTemplate> volumeClaimTemplates) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -97,7 +106,7 @@ final class Crd {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record TemplateSpec(PodTemplate podTemplate, NetworkPolicySpec networkPolicy, String networkPolicyManagement,
                         String envVarsInjectionPolicy, Boolean service,
-                        List<PersistentVolumeClaim> volumeClaimTemplates, String volumeClaimTemplatesPolicy) {
+                        List<VolumeClaimTemplate> volumeClaimTemplates, String volumeClaimTemplatesPolicy) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -155,7 +164,7 @@ final class Crd {
     /** {@code env} and {@code volumeClaimTemplates} force a cold start: this backend never sets them. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record ClaimSpec(PodMetadata additionalPodMetadata, List<ClaimEnv> env, Lifecycle lifecycle,
-                     List<PersistentVolumeClaim> volumeClaimTemplates, Ref warmPoolRef) {
+                     List<VolumeClaimTemplate> volumeClaimTemplates, Ref warmPoolRef) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

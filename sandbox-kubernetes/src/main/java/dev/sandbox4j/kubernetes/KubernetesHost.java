@@ -84,6 +84,11 @@ final class KubernetesHost implements SandboxHost {
         return sandbox;
     }
 
+    /** The connection to the agent (tests break it). */
+    Socket socket() {
+        return socket;
+    }
+
     @Override
     public AgentStreams start(Context context) {
         plan = cluster.plan();

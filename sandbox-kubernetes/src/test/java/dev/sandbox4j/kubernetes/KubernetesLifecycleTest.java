@@ -99,6 +99,10 @@ class KubernetesLifecycleTest {
     }
 
     static int claims() {
+        return claims(sim);
+    }
+
+    static int claims(ControllerSimulator sim) {
         return sim.client.resources(Crd.SandboxClaim.class).inNamespace(ControllerSimulator.NAMESPACE).list()
                 .getItems().size();
     }
