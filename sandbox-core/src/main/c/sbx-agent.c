@@ -11,9 +11,10 @@
  * --listen (a pod, whose host is across the network): the frames go over the one TCP connection that passes the
  * handshake of sbx-listen.c under the key in the environment variable NAME (default SBX4J_AGENT_KEY), not fd 0/1.
  *
- * Units: this file (the poll loop, commands, the sweep), sbx-listen.c (the TCP connector), sbx-frame.c (the frame codec and the queue to the host),
- * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-proc.h (process trees, shared with
- * sbx-reaper). build-native.sh links them into one static binary.
+ * Units: this file (the poll loop, commands, the sweep), sbx-frame.c (the frame codec and the queue to the host),
+ * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-fs.c and sbx-fs-tree.c (FILE operations),
+ * sbx-listen.c (the TCP connector), sbx-proc.h (process trees, shared with sbx-reaper). build-native.sh links them
+ * into one static binary.
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
@@ -54,6 +55,7 @@
 #include <unistd.h>
 
 #include "sbx-frame.h"
+#include "sbx-fs.h"
 #include "sbx-listen.h"
 #include "sbx-proc.h"
 #include "sbx-ring.h"
@@ -555,7 +557,63 @@ fail:;
     _exit(127);
 }
 
-static void spawn(int32_t id, const unsigned char *p, size_t len)
+/*
+ * A FILE command's child: the same pipes, limits and gate as a command's, but it never execs: it runs the file
+ * operation in this process (sbx-fs.c), so nothing in the sandbox is needed but the agent. status_w is closed once it
+ * is set up (a command's closes on exec).
+ */
+static void child_file(int in_r, int out_w, int err_w, int status_w, const char *root, char **argv, uint32_t argc)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0)
+        goto fail;
+    /* nothing of the agent's (its channel, other commands' pipes, watches) stays open in the operation: the status
+     * pipe becomes fd 3, everything above it is closed */
+    if (status_w != 3 && dup2(status_w, 3) < 0)
+        goto fail;
+    status_w = 3;
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
+#endif
+    {
+        for (int fd = 4; fd < 65536; fd++)
+            close(fd);
+    }
+    if (nproc_limit >= 0) {
+        struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
+        if (setrlimit(RLIMIT_NPROC, &r) != 0)
+            goto fail;
+    }
+    if (data_limit >= 0) {
+        struct rlimit r = { (rlim_t) data_limit, (rlim_t) data_limit };
+        if (setrlimit(RLIMIT_DATA, &r) != 0)
+            goto fail;
+    }
+    struct rlimit files;
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max && files.rlim_cur < 4096) {
+        files.rlim_cur = files.rlim_max < 4096 ? files.rlim_max : 4096; /* a copy holds two fds a level */
+        setrlimit(RLIMIT_NOFILE, &files);
+    }
+    close(status_w);
+    /* the gate: GO's byte comes before any stdin */
+    char gate;
+    ssize_t n;
+    do {
+        n = read(0, &gate, 1);
+    } while (n < 0 && errno == EINTR);
+    if (n != 1)
+        _exit(125);
+    _exit(fs_main((int) argc, argv, root));
+fail:;
+    int err = errno;
+    ssize_t w = write(status_w, &err, sizeof err);
+    (void) w;
+    _exit(127);
+}
+
+static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
 {
     struct spawn_args a = { 0 };
     char **full = NULL, **envp = NULL;
@@ -578,6 +636,10 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         send_failed(id, a.nargv == 0 ? "empty command" : "bad SPAWN frame: no working directory", NULL);
         goto out;
     }
+    if (file && (a.nenv != 0 || a.cwd[0][0] != '/')) {
+        send_failed(id, "bad FILE frame: ", a.nenv != 0 ? "an environment" : "the root is not absolute");
+        goto out;
+    }
     for (uint32_t i = 0; i < a.nenv; i++) {
         if (strchr(a.env[i], '=') == NULL || a.env[i][0] == '=') {
             send_failed(id, "bad environment variable: ", a.env[i]);
@@ -590,7 +652,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         goto out;
     }
     full = calloc((size_t) a.nargv + 3, sizeof *full);
-    envp = merge_env(a.env, a.nenv);
+    envp = file ? calloc(1, sizeof *envp) : merge_env(a.env, a.nenv);
     if (full == NULL || envp == NULL) {
         send_failed(id, "out of memory", NULL);
         goto out;
@@ -621,6 +683,8 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         goto out;
     }
     pid_t pid = fork();
+    if (pid == 0 && file)
+        child_file(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], a.cwd[0], a.argv, a.nargv);
     if (pid == 0)
         child_exec(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], a.cwd[0], full, envp);
     if (pid < 0) {
@@ -641,7 +705,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len)
         goto out;
     }
     c->id = id;
-    c->keep = a.keep;
+    c->keep = file ? 0 : a.keep;
     c->pid = pid;
     c->in_fd = pipes[0][1];
     c->out_fd = pipes[1][0];
@@ -668,13 +732,15 @@ static int unknown_reported;
 
 static void handle(int type, int32_t id, const unsigned char *p, size_t len)
 {
-    struct cmd *c = type == SBX_SPAWN || type == SBX_WATCH || type == SBX_UNWATCH ? NULL : find_cmd(id);
+    struct cmd *c = type == SBX_SPAWN || type == SBX_FILE || type == SBX_WATCH || type == SBX_UNWATCH ? NULL
+                                                                                                  : find_cmd(id);
     switch (type) {
     case SBX_SPAWN:
+    case SBX_FILE:
         if (watch_exists(id))
             send_failed(id, "duplicate command id", NULL);
         else
-            spawn(id, p, len);
+            spawn(id, p, len, type == SBX_FILE);
         break;
     case SBX_WATCH:
         /* one id space for commands and watches */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Compiles and runs the agent's C unit tests (run by Maven's test phase, see pom.xml; -DskipTests skips them).
+# Compiles and runs the agent's C unit tests (test-agent: frames, codecs, the binary; test-fs: its file operations) (run by Maven's test phase, see pom.xml; -DskipTests skips them).
 #
 #   run-c-tests.sh MAIN_C_DIR TEST_C_DIR GEN_DIR GOLDEN_DIR BUILD_DIR NATIVE_DIR [SKIP]
 #
@@ -48,9 +48,15 @@ if ! "$cc" $sanitize -o "$build_dir/probe" "$build_dir/probe.c" >/dev/null 2>&1 
 fi
 # shellcheck disable=SC2086
 "$cc" $cflags $sanitize -o "$build_dir/test-agent" "$test_dir/test-agent.c" "$main_dir/sbx-frame.c" "$main_dir/sbx-ring.c"
+# shellcheck disable=SC2086
+"$cc" $cflags $sanitize -o "$build_dir/test-fs" "$test_dir/test-fs.c" "$main_dir/sbx-fs.c" "$main_dir/sbx-fs-tree.c" \
+    "$main_dir/sbx-frame.c"
 echo "[INFO] sandbox-core C unit tests: $build_dir/test-agent"
 # shellcheck disable=SC2086
 ASAN_OPTIONS=detect_leaks=1 "$build_dir/test-agent" "$golden_dir" "$native_dir/linux-$arch/sbx-agent" $cross
+echo "[INFO] sandbox-core C unit tests: $build_dir/test-fs"
+# the operations run in forked children that end with _exit (as in the agent): their buffers are not leaks
+TMPDIR="$build_dir" ASAN_OPTIONS=detect_leaks=0 "$build_dir/test-fs"
 # the TCP connector's HMAC (sbx-listen.c), on its own: it needs none of the frame units' state
 # shellcheck disable=SC2086
 "$cc" $cflags $sanitize -o "$build_dir/test-listen" "$test_dir/test-listen.c" "$main_dir/sbx-listen.c" "$main_dir/sbx-frame.c"

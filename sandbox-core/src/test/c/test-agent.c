@@ -26,6 +26,7 @@
 
 #include "check.h"
 #include "sbx-frame.h"
+#include "sbx-fs.h"
 #include "sbx-ring.h"
 
 static const char *golden_dir;
@@ -222,6 +223,30 @@ static void golden_spawn_parses(void)
     CHECK_EQ(a.keep, 4096);
     free_spawn(&a);
     CHECK(a.argv == NULL && a.env == NULL && a.cwd == NULL);
+    free(b);
+}
+
+/* FILE's payload is SPAWN's: the same parser reads it (argv = the operation, no environment, [the workspace root]) */
+static void golden_file_parses(void)
+{
+    size_t n;
+    unsigned char *b = golden("file", &n);
+    CHECK_OR_STOP(b != NULL);
+    struct frame f;
+    CHECK_OR_STOP(frame_split(b, n, &f) == FRAME_WHOLE);
+    CHECK_EQ(f.type, SBX_FILE);
+    CHECK_EQ(f.id, 11);
+    struct spawn_args a;
+    const char *why = NULL;
+    CHECK_OR_STOP(parse_spawn(f.payload, f.len, &a, &why) == 0);
+    CHECK_EQ(a.nargv, 2);
+    CHECK_STR(a.argv[0], "stat");
+    CHECK_STR(a.argv[1], "src/a.txt");
+    CHECK_EQ(a.nenv, 0);
+    CHECK_EQ(a.ncwd, 1);
+    CHECK_STR(a.cwd[0], "/workspace");
+    CHECK_EQ(a.keep, 0);
+    free_spawn(&a);
     free(b);
 }
 
@@ -755,6 +780,131 @@ static void ready_bad_list_bad_length(char *const argv[])
     agent_close(&a);
 }
 
+/* Appends a string list to b at *n. */
+static void put_list(unsigned char *b, size_t *n, char **v, int count)
+{
+    put32(b + *n, (uint32_t) count);
+    *n += 4;
+    for (int i = 0; i < count; i++) {
+        size_t l = strlen(v[i]);
+        put32(b + *n, (uint32_t) l);
+        memcpy(b + *n + 4, v[i], l);
+        *n += 4 + l;
+    }
+}
+
+/* Sends a FILE frame with payload p; runs it when it starts (GO, stdin, STDIN_CLOSE); returns its EXIT code or -1. */
+static int agent_file(struct agent *a, int32_t id, const unsigned char *p, size_t len, const char *in, size_t inlen,
+                      unsigned char *out, size_t *nout)
+{
+    static unsigned char frame[1 << 16];
+    put32(frame, (uint32_t) (len + 5));
+    frame[4] = SBX_FILE;
+    put32(frame + 5, (uint32_t) id);
+    memcpy(frame + 9, p, len);
+    if (agent_send(a, frame, len + 9) != 0)
+        return -2;
+    struct frame f;
+    if (agent_frame(a, &f) != 0 || f.id != id)
+        return -2;
+    if (f.type == SBX_FAILED)
+        return -1;
+    if (f.type != SBX_SPAWNED)
+        return -2;
+    size_t k = 0;
+    put32(frame + k, 5); frame[k + 4] = SBX_GO; put32(frame + k + 5, (uint32_t) id); k += 9;
+    put32(frame + k, (uint32_t) (5 + inlen)); frame[k + 4] = SBX_STDIN; put32(frame + k + 5, (uint32_t) id);
+    memcpy(frame + k + 9, in, inlen); k += 9 + inlen;
+    put32(frame + k, 5); frame[k + 4] = SBX_STDIN_CLOSE; put32(frame + k + 5, (uint32_t) id); k += 9;
+    if (agent_send(a, frame, k) != 0)
+        return -2;
+    if (nout)
+        *nout = 0;
+    for (;;) {
+        if (agent_frame(a, &f) != 0 || f.id != id)
+            return -2;
+        if (f.type == SBX_STDOUT && out && *nout + f.len <= 4096) {
+            memcpy(out + *nout, f.payload, f.len);
+            *nout += f.len;
+        }
+        if (f.type == SBX_EXIT)
+            return (int) get32(f.payload);
+    }
+}
+
+/*
+ * FILE frames: a stat of the root runs in the agent's own child and answers one record; then random payloads and
+ * random operations with random arguments and stdin (in a directory of their own) are refused (FAILED) or run to an
+ * EXIT, the agent never stops answering, and a last stat still works.
+ */
+static void file_frames_run_and_garbage_in_them_is_refused_or_fails_cleanly(void)
+{
+    CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
+    char root[] = "/tmp/sbx-file-fuzz-XXXXXX";
+    CHECK_OR_STOP(mkdtemp(root) != NULL);
+    static struct agent a;
+    char *argv[] = { (char *) agent_binary, NULL };
+    CHECK_OR_STOP(agent_start(&a, argv) == 0);
+    struct frame f;
+    CHECK_OR_STOP(agent_frame(&a, &f) == 0 && f.type == SBX_READY);
+    static unsigned char p[1 << 15];
+    unsigned char out[4096];
+    size_t n = 0, nout = 0;
+    char *stat_root[] = { "stat", "" }, *cwd[] = { root };
+    put_list(p, &n, stat_root, 2);
+    put_list(p, &n, NULL, 0);
+    put_list(p, &n, cwd, 1);
+    CHECK_EQ(agent_file(&a, 1, p, n, "", 0, out, &nout), 0);
+    CHECK(nout == FS_ENTRY_FIXED && out[0] == 'd');
+    static const char *ops[] = { "stat", "read", "write", "list", "mkdirs", "move", "copy", "delete", "cat", "x" };
+    static const char *words[] = { "", ".", "..", "a", "a/b", "/etc", "1", "0", "-1", "all", "range", "lines",
+                                   "stream", "replace", "append", "99999999999999999999", "a/../b", "ff", "7" };
+    unsigned int seed = 42;
+    int refused = 0, ran = 0;
+    for (int32_t id = 2; id < 400; id++) {
+        n = 0;
+        if (id % 4 == 0) { /* bytes */
+            n = (size_t) (rand_r(&seed) % 64);
+            for (size_t i = 0; i < n; i++)
+                p[i] = (unsigned char) rand_r(&seed);
+        } else {
+            char *v[6];
+            int argc = 1 + rand_r(&seed) % 6;
+            v[0] = (char *) ops[rand_r(&seed) % 10];
+            for (int i = 1; i < argc; i++)
+                v[i] = (char *) words[rand_r(&seed) % (sizeof words / sizeof *words)];
+            put_list(p, &n, v, argc);
+            char *env[] = { "A=1" };
+            put_list(p, &n, env, id % 7 == 0);
+            char *bad_cwd[] = { "relative" };
+            put_list(p, &n, id % 11 == 0 ? bad_cwd : cwd, 1);
+        }
+        char in[32];
+        for (size_t i = 0; i < sizeof in; i++)
+            in[i] = (char) rand_r(&seed);
+        int code = agent_file(&a, id, p, n, in, (size_t) (id % 3) * 16, NULL, NULL);
+        if (code == -2) {
+            CHECK_FAIL("FILE %d: no answer, or a wrong one", id);
+            break;
+        }
+        refused += code == -1;
+        ran += code >= 0;
+    }
+    CHECK(refused > 0 && ran > 0);
+    n = 0;
+    put_list(p, &n, stat_root, 2);
+    put_list(p, &n, NULL, 0);
+    put_list(p, &n, cwd, 1);
+    CHECK_EQ(agent_file(&a, 1000, p, n, "", 0, out, &nout), 0);
+    close(a.in);
+    int status = agent_wait(&a);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    agent_close(&a);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf %s", root);
+    CHECK(system(rm) == 0);
+}
+
 static void the_agent_says_ready_answers_a_bad_list_and_ends_on_a_bad_length(void)
 {
     CHECK_OR_STOP(agent_binary != NULL && access(agent_binary, X_OK) == 0);
@@ -985,6 +1135,7 @@ int main(int argc, char **argv)
     RUN(bad_lengths_are_refused_before_anything_is_buffered);
     RUN(the_smallest_and_the_largest_lengths_are_accepted);
     RUN(golden_spawn_parses);
+    RUN(golden_file_parses);
     RUN(spawn_keep_is_optional_and_bounded);
     RUN(golden_spawn_with_a_bad_list_is_refused);
     RUN(every_truncation_of_spawn_fails_cleanly_or_parses);
@@ -1007,6 +1158,7 @@ int main(int argc, char **argv)
         RUN(the_other_architectures_agent_does_the_same_under_qemu);
     else
         printf("skip the_other_architectures_agent_does_the_same_under_qemu: no other-architecture binary or qemu\n");
+    RUN(file_frames_run_and_garbage_in_them_is_refused_or_fails_cleanly);
     RUN(a_watch_reports_changes_through_the_protocol);
     RUN(commands_and_watches_share_one_id_space);
     return checks_done();

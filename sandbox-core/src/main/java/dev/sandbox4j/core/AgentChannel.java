@@ -161,6 +161,25 @@ public final class AgentChannel implements Closeable {
         }
     }
 
+    /**
+     * Registers a file operation and asks the agent to run it (FILE: PROTOCOL.md, "File operations"): the agent's
+     * own code in a child held at its gate until {@link #go}, a command in every other respect (stdin, output, SIGNAL,
+     * EXIT). {@code root} is the workspace's absolute path in the sandbox, the paths in {@code argv} relative to it.
+     */
+    public void file(int id, List<String> argv, String root, Events events) throws IOException {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        payload.writeBytes(AgentProtocol.encodeStrings(argv));
+        payload.writeBytes(AgentProtocol.encodeStrings(List.of()));
+        payload.writeBytes(AgentProtocol.encodeStrings(List.of(root)));
+        commands.put(id, events);
+        try {
+            send(AgentProtocol.FILE, id, payload.toByteArray(), true);
+        } catch (IOException e) {
+            commands.remove(id);
+            throw e;
+        }
+    }
+
     /** Lets a spawned command run; {@code flush} false when more frames for it follow at once. */
     public void go(int id, boolean flush) throws IOException {
         send(AgentProtocol.GO, id, new byte[0], flush);

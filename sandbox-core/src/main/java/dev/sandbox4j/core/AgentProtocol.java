@@ -23,7 +23,7 @@ import java.util.List;
 public final class AgentProtocol {
     // wire constants: begin
     /** The version this host speaks; the agent announces its own in {@link #READY}. */
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
     // host -> jail
     public static final byte SPAWN = 1;      // payload: strings argv..., env as "K=V"..., cwd; then int keep (0: all output)
     public static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
@@ -32,6 +32,7 @@ public final class AgentProtocol {
     public static final byte SIGNAL = 5;     // payload: one byte, 15 = TERM, 9 = KILL; whole tree of the command
     public static final byte WATCH = 6;      // payload: byte recursive, strings [absolute path, reported prefix]
     public static final byte UNWATCH = 7;
+    public static final byte FILE = 8;       // payload as SPAWN's: argv = a file operation, env empty, [workspace root]
     // jail -> host
     public static final byte SPAWNED = 10;   // payload: int pid in the jail
     public static final byte FAILED = 11;    // payload: message

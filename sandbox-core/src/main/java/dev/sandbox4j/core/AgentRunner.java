@@ -92,17 +92,35 @@ public final class AgentRunner {
      */
     public Ran run(List<String> argv, InputStream stdin, OutputStream out, int cap, Duration timeout)
             throws IOException, InterruptedException, TimeoutException {
+        return run(argv, null, stdin, out, cap, timeout);
+    }
+
+    /**
+     * Runs the agent's file operation {@code argv} (a FILE frame; see {@code AgentWorkspace}) on the workspace at
+     * {@code root}, as {@link #run(List, InputStream, OutputStream, int, Duration)} runs a command, with two
+     * differences that keep a failed write from committing anything: when {@code stdin} fails, the operation's stdin is
+     * closed (its content then lacks the end mark, so it removes its temporary and exits) and awaited before
+     * {@link StdinFailed} is thrown; and at the deadline it gets TERM, on which it removes its temporary, not KILL.
+     */
+    public Ran file(List<String> argv, String root, InputStream stdin, OutputStream out, int cap, Duration timeout)
+            throws IOException, InterruptedException, TimeoutException {
+        return run(argv, root, stdin, out, cap, timeout);
+    }
+
+    private Ran run(List<String> argv, String fileRoot, InputStream stdin, OutputStream out, int cap,
+                    Duration timeout) throws IOException, InterruptedException, TimeoutException {
         long deadline = System.nanoTime() + timeout.toNanos();
         acquire(argv, deadline, timeout);
         try {
-            return runHolding(argv, stdin, out, cap, timeout, deadline);
+            return runHolding(argv, fileRoot, stdin, out, cap, timeout, deadline);
         } finally {
             slots.release();
         }
     }
 
-    private Ran runHolding(List<String> argv, InputStream stdin, OutputStream out, int cap, Duration timeout,
-                           long deadline) throws IOException, InterruptedException, TimeoutException {
+    private Ran runHolding(List<String> argv, String fileRoot, InputStream stdin, OutputStream out, int cap,
+                           Duration timeout, long deadline)
+            throws IOException, InterruptedException, TimeoutException {
         ByteArrayOutputStream bout = new ByteArrayOutputStream();
         ByteArrayOutputStream berr = new ByteArrayOutputStream();
         CompletableFuture<Integer> exit = new CompletableFuture<>();
@@ -167,11 +185,13 @@ public final class AgentRunner {
                 }
             }
         };
-        channel.spawn(id, argv, env, cwd, events);
-        channel.go(id, false);
-        if (stdin != null) {
-            sendStdin(id, stdin, exit, deadline);
+        if (fileRoot != null) {
+            channel.file(id, argv, fileRoot, events);
+        } else {
+            channel.spawn(id, argv, env, cwd, events);
         }
+        channel.go(id, false);
+        IOException stdinFailed = stdin == null ? null : sendStdin(id, stdin, exit, deadline, fileRoot == null);
         channel.closeStdin(id, true);
         if (streamed != null) {
             // the copy below blocks on the pipe: the shared timer ends it at the deadline
@@ -198,11 +218,14 @@ public final class AgentRunner {
         try {
             code = exit.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            channel.signal(id, 9);
+            channel.signal(id, fileRoot == null ? 9 : 15);
             channel.forget(id);
             throw new TimeoutException(argv.get(0) + " did not finish within " + timeout.toMillis() + " ms");
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
+        if (stdinFailed != null) {
+            throw new StdinFailed(stdinFailed);
         }
         if (failed[0] != null) {
             throw failed[0];
@@ -212,8 +235,12 @@ public final class AgentRunner {
         }
     }
 
-    private void sendStdin(int id, InputStream stdin, CompletableFuture<Integer> exit, long deadline)
-            throws IOException {
+    /**
+     * Sends {@code stdin}; a failure of the caller's stream kills the command ({@code kill}) and is thrown, or (a file
+     * operation) is returned, for the caller to throw once the operation has ended on its stdin's close.
+     */
+    private IOException sendStdin(int id, InputStream stdin, CompletableFuture<Integer> exit, long deadline,
+                                  boolean kill) throws IOException {
         byte[] chunk = new byte[STDIN_CHUNK];
         try {
             for (int n; !exit.isDone() && System.nanoTime() < deadline && (n = stdin.readNBytes(chunk, 0,
@@ -221,13 +248,22 @@ public final class AgentRunner {
                 channel.stdin(id, chunk, 0, n, false);
             }
         } catch (IOException e) {
-            if (channel.endReason() == null && !exit.isDone()) {
-                channel.signal(id, 9);
-                channel.forget(id);
-                throw new StdinFailed(e);
-            }
-            // the channel ended under the sender, or the command stopped reading: its exit tells why
+            return failedStdin(id, exit, kill, e);
         }
+        return null;
+    }
+
+    private IOException failedStdin(int id, CompletableFuture<Integer> exit, boolean kill, IOException e)
+            throws IOException {
+        if (channel.endReason() != null || exit.isDone()) {
+            return null; // the channel ended under the sender, or the command stopped reading: its exit tells why
+        }
+        if (!kill) {
+            return e;
+        }
+        channel.signal(id, 9);
+        channel.forget(id);
+        throw new StdinFailed(e);
     }
 
     /** The command's input could not be read: not the agent's failure, the caller's stream's (the cause). */

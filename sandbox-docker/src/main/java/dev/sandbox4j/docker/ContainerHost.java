@@ -92,7 +92,6 @@ final class ContainerHost implements SandboxHost {
     };
     private final OutputBuffer agentErr = new OutputBuffer(4000);
     private volatile ResultCallback.Adapter<Frame> attached;
-    private final DockerFiles files;
     /** The create request went out: the container may exist even when its id never came back. */
     private boolean createSent;
     /** The container was made but its agent did not start (the engine's start failed, or no READY came). */
@@ -111,7 +110,6 @@ final class ContainerHost implements SandboxHost {
         this.uid = Integer.parseInt(ug[0]);
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
-        this.files = new DockerFiles(this);
     }
 
     /**
@@ -264,12 +262,13 @@ final class ContainerHost implements SandboxHost {
 
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
-        return files;
+        return new dev.sandbox4j.core.AgentWorkspace(runner, WorkspaceScripts.WORKSPACE, context, this::error,
+                spec.limits().maxFileBytes());
     }
 
     @Override
     public java.util.function.Predicate<String> hiddenFromWatches() {
-        return DockerFiles::isTempName;
+        return dev.sandbox4j.core.AgentWorkspace::isTemporary;
     }
 
     @Override

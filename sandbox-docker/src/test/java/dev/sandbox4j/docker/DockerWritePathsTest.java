@@ -9,19 +9,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Writes up to {@link DockerFiles#THROUGH_AGENT} bytes go to the container as a command's stdin, larger ones through
- * the archive endpoint: both sides of the edge, as bytes, as a stream and appended, arrive exact, keep the replaced
- * file's mode, and leave no temp file in the workspace.
+ * Every write goes to the container as one agent file operation whose content comes as chunks of 64 KiB (sent in
+ * STDIN frames of 256 KiB) and an end mark: both sides of each edge (a chunk, a frame, 1 MiB, 4 MiB), as bytes, as a
+ * stream and appended, arrive exact, keep the replaced file's mode, and leave no temporary in the workspace.
  */
 class DockerWritePathsTest {
 
     @Test
-    @Timeout(120)
-    void bothSidesOfTheEdge_exactContent_noTempFilesLeft() {
+    @Timeout(180)
+    void bothSidesOfTheEdges_exactContent_noTempFilesLeft() {
         try (Sandbox s = DockerTestSupport.open()) {
             Random r = new Random(12);
-            for (int size : new int[] {0, 1, DockerFiles.THROUGH_AGENT - 1, DockerFiles.THROUGH_AGENT,
-                    DockerFiles.THROUGH_AGENT + 1}) {
+            for (int size : new int[] {0, 1, (64 << 10) - 1, 64 << 10, (64 << 10) + 1, (256 << 10) - 4,
+                    (256 << 10) + 1, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (4 << 20) + 3}) {
                 byte[] data = new byte[size];
                 r.nextBytes(data);
                 s.files().write("d/bytes.bin", data);
@@ -39,6 +39,8 @@ class DockerWritePathsTest {
             s.files().write("d/bytes.bin", "small");
             assertThat(s.shell().run("stat -c %a d/bytes.bin").stdout().trim()).isEqualTo("700");
             assertThat(s.shell().run("ls -A /workspace").stdout().trim()).isEqualTo("d");
+            assertThat(s.shell().run("ls -A /workspace/d").stdout().trim().split("\n"))
+                    .containsExactlyInAnyOrder("app.bin", "bytes.bin", "stream.bin");
         }
     }
 }

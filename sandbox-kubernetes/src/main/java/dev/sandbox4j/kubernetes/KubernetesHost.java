@@ -13,6 +13,7 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.core.AgentEgress;
 import dev.sandbox4j.core.AgentRunner;
 import dev.sandbox4j.core.AgentSandbox;
+import dev.sandbox4j.core.AgentWorkspace;
 import dev.sandbox4j.core.SandboxHost;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.LocalPortForward;
@@ -196,21 +197,12 @@ final class KubernetesHost implements SandboxHost {
 
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
-        // until sandbox-core's AgentWorkspace (the file API through the agent) is merged: every file call is refused
-        // as UNSUPPORTED, after the open check; nothing is pretended
-        return (FileSystem) java.lang.reflect.Proxy.newProxyInstance(FileSystem.class.getClassLoader(),
-                new Class<?>[] {FileSystem.class}, (proxy, method, args) -> {
-                    if (method.getDeclaringClass() == Object.class) {
-                        return switch (method.getName()) {
-                            case "toString" -> "KubernetesFiles[" + id + "]";
-                            case "hashCode" -> System.identityHashCode(proxy);
-                            default -> proxy == args[0];
-                        };
-                    }
-                    context.checkOpen();
-                    throw KubeErrors.error(ErrorKind.UNSUPPORTED, "the Kubernetes backend has no file API yet ("
-                            + method.getName() + "): use the shell");
-                });
+        return new AgentWorkspace(runner, PoolPlan.WORKSPACE, context, this::error, granted.maxFileBytes());
+    }
+
+    @Override
+    public java.util.function.Predicate<String> hiddenFromWatches() {
+        return AgentWorkspace::isTemporary;
     }
 
     @Override

@@ -72,6 +72,10 @@ final class ControllerSimulator implements AutoCloseable {
     });
     /** Claim name to container name. */
     final Map<String, String> containers = new ConcurrentHashMap<>();
+    /** Started pods no claim holds yet (a warm pool), with their IPs: name to IP. */
+    private final java.util.concurrent.BlockingQueue<String[]> warm = new java.util.concurrent.LinkedBlockingQueue<>();
+    private volatile int replicas;
+    private final java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
     /** When false the controller leaves new claims alone (a claim that never becomes Ready). */
     volatile boolean serving = true;
 
@@ -148,11 +152,15 @@ final class ControllerSimulator implements AutoCloseable {
                     .withName(claim.getSpec().warmPoolRef().name()).get();
             Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
                     .withName(pool.getSpec().sandboxTemplateRef().name()).get();
-            String container = "sandbox4j-k8ssim-" + name;
+            String[] pod = warm.poll();
+            if (pod == null) {
+                pod = startPod(t.getSpec()); // a cold start
+            } else {
+                work.execute(() -> refill(t.getSpec()));
+            }
+            String container = pod[0];
+            String ip = pod[1];
             containers.put(name, container);
-            docker(runArgs(container, t.getSpec())).orElseThrow();
-            String ip = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
-                    container).orElseThrow().strip();
             Crd.Sandbox sb = new Crd.Sandbox();
             sb.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE).build());
             sb.setSpec(new Crd.SandboxSpec(t.getSpec().podTemplate(), "Running", null, "Delete", null, null));
@@ -162,6 +170,46 @@ final class ControllerSimulator implements AutoCloseable {
         } catch (RuntimeException e) {
             System.err.println("k8s-sim: claim " + name + ": " + e);
         }
+    }
+
+    /** Keeps {@code n} pods of the pool's template started ahead of claims, as a warm pool does; waits for them. */
+    void warmPool(int n) {
+        replicas = n;
+        Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
+                .withName("sandbox4j").get();
+        while (warm.size() < n) {
+            warm.add(startPod(t.getSpec()));
+        }
+    }
+
+    private void refill(Crd.TemplateSpec t) {
+        if (warm.size() < replicas) {
+            warm.add(startPod(t));
+        }
+    }
+
+    /** Starts a pod of the template: its container's name and IP. */
+    private String[] startPod(Crd.TemplateSpec t) {
+        String container = "sandbox4j-k8ssim-" + ProcessHandle.current().pid() + "-" + made.incrementAndGet();
+        docker(runArgs(container, t)).orElseThrow();
+        String ip = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+                container).orElseThrow().strip();
+        return new String[] {container, ip};
+    }
+
+    private final List<String> measurePods = new ArrayList<>();
+
+    /** A started pod of the template no claim will get (KubernetesMeasure's direct baseline): its IP. */
+    String startWarmPodForMeasure() {
+        String[] pod = startPod(client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
+                .withName("sandbox4j").get().getSpec());
+        measurePods.add(pod[0]);
+        return pod[1];
+    }
+
+    void removeMeasurePods() {
+        measurePods.forEach(c -> docker("rm", "-f", c));
+        measurePods.clear();
     }
 
     /** Writes the claim's Ready condition and status.sandbox, as the controller does once the pod is ready. */
@@ -263,8 +311,12 @@ final class ControllerSimulator implements AutoCloseable {
     @Override
     public void close() {
         watch.close();
+        replicas = 0;
         for (String c : new ArrayList<>(containers.values())) {
             docker("rm", "-f", c);
+        }
+        for (String[] pod : warm) {
+            docker("rm", "-f", pod[0]);
         }
         work.shutdownNow();
         docker("network", "rm", NETWORK); // fails, harmlessly, while a container of another run is on it
