@@ -64,8 +64,8 @@ final class Cluster implements AutoCloseable {
     /** Watches of claims that dropped and were opened again (tests, diagnostics). */
     final java.util.concurrent.atomic.AtomicLong watchesReopened = new java.util.concurrent.atomic.AtomicLong();
     private volatile byte[] key;
-    private volatile PoolPlan plan;
-    private volatile Instant planAt = Instant.EPOCH;
+    private volatile List<PoolPlan> plans;
+    private volatile Instant plansAt = Instant.EPOCH;
 
     Cluster(KubernetesClient client, KubernetesOptions options, boolean ownsClient) {
         this.client = client;
@@ -86,10 +86,11 @@ final class Cluster implements AutoCloseable {
         if (!started.compareAndSet(false, true)) {
             return;
         }
-        timer.scheduleWithFixedDelay(this::renewLease, 0, LEASE_SECONDS / 3, TimeUnit.SECONDS);
+        renewLease(); // before the first claim: another JVM's janitor must find this owner alive
+        timer.scheduleWithFixedDelay(this::renewLease, LEASE_SECONDS / 3, LEASE_SECONDS / 3, TimeUnit.SECONDS);
         timer.scheduleWithFixedDelay(() -> {
             try {
-                janitor();
+                janitor(MIN_AGE);
             } catch (RuntimeException e) {
                 LOG.debug("sandbox4j: the Kubernetes janitor failed: {}", e.toString());
             }
@@ -124,24 +125,32 @@ final class Cluster implements AutoCloseable {
         return k;
     }
 
-    /** What the pool's template gives every sandbox (cached for 30 s: a template changes rarely). */
-    PoolPlan plan() {
-        PoolPlan p = plan;
-        if (p != null && Instant.now().isBefore(planAt.plus(PLAN_CACHE))) {
+    /** What each pool's template gives its sandboxes (cached for 30 s: a template changes rarely), in order. */
+    List<PoolPlan> plans() {
+        List<PoolPlan> p = plans;
+        if (p != null && Instant.now().isBefore(plansAt.plus(PLAN_CACHE))) {
             return p;
         }
-        try {
-            p = PoolPlan.read(client, options);
-        } catch (KubernetesClientException e) {
-            throw KubeErrors.translate("reading the warm pool " + options.warmPool(), e);
+        List<PoolPlan> read = new java.util.ArrayList<>();
+        for (String pool : options.warmPools()) {
+            try {
+                read.add(PoolPlan.read(client, options, pool));
+            } catch (KubernetesClientException e) {
+                throw KubeErrors.translate("reading the warm pool " + pool, e);
+            }
         }
-        plan = p;
-        planAt = Instant.now();
-        return p;
+        plans = List.copyOf(read);
+        plansAt = Instant.now();
+        return plans;
     }
 
-    /** Creates the claim {@code name} on the pool; {@code lifetime} zero or negative: no shutdown time. */
+    /** Creates the claim {@code name} on the first pool; {@code lifetime} zero or negative: no shutdown time. */
     void createClaim(String name, Duration lifetime) {
+        createClaim(name, options.warmPools().get(0), lifetime);
+    }
+
+    /** Creates the claim {@code name} on {@code pool}. */
+    void createClaim(String name, String pool, Duration lifetime) {
         Map<String, String> labels = Map.of(MANAGED_BY, MANAGER, OWNER_LABEL, OWNER, SANDBOX_LABEL, name);
         String shutdown = null;
         if (!lifetime.isZero() && !lifetime.isNegative()) {
@@ -152,11 +161,11 @@ final class Cluster implements AutoCloseable {
         c.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(options.namespace()).withLabels(labels)
                 .build());
         c.setSpec(new Crd.ClaimSpec(new Crd.PodMetadata(Map.of(SANDBOX_LABEL, name), null), null,
-                new Crd.Lifecycle("Delete", shutdown, null), null, new Crd.Ref(options.warmPool())));
+                new Crd.Lifecycle("Delete", shutdown, null), null, new Crd.Ref(pool)));
         try {
             claims().inNamespace(options.namespace()).resource(c).create();
         } catch (KubernetesClientException e) {
-            throw KubeErrors.translate("claiming a sandbox from the pool " + options.warmPool(), e);
+            throw KubeErrors.translate("claiming a sandbox from the pool " + pool, e);
         }
     }
 
@@ -286,11 +295,14 @@ final class Cluster implements AutoCloseable {
         }
     }
 
+    /** A claim younger than this is never judged (its owner's first Lease may still be on its way). */
+    static final Duration MIN_AGE = Duration.ofSeconds(LEASE_SECONDS).plus(LEASE_GRACE);
+
     /**
-     * Deletes this library's claims whose owner JVM is gone: no Lease of its name, or one not renewed within its
-     * duration plus {@link #LEASE_GRACE}. Returns the names deleted.
+     * Deletes this library's claims, older than {@code minAge}, whose owner JVM is gone: no Lease of its name, or one
+     * not renewed within its duration plus {@link #LEASE_GRACE}. Returns the names deleted.
      */
-    List<String> janitor() {
+    List<String> janitor(Duration minAge) {
         List<SandboxClaim> mine = claims().inNamespace(options.namespace()).withLabel(MANAGED_BY, MANAGER).list()
                 .getItems();
         Map<String, Boolean> alive = new HashMap<>();
@@ -298,8 +310,8 @@ final class Cluster implements AutoCloseable {
         List<String> deleted = new java.util.ArrayList<>();
         for (SandboxClaim c : mine) {
             String owner = c.getMetadata().getLabels() == null ? null : c.getMetadata().getLabels().get(OWNER_LABEL);
-            if (owner == null || !owner.matches("[a-z0-9-]{1,40}")) {
-                continue; // not ours to judge
+            if (owner == null || !owner.matches("[a-z0-9-]{1,40}") || young(c, minAge)) {
+                continue; // not ours to judge, or not yet
             }
             if (!alive.computeIfAbsent(owner, this::ownerAlive)) {
                 String name = c.getMetadata().getName();
@@ -309,6 +321,18 @@ final class Cluster implements AutoCloseable {
             }
         }
         return deleted;
+    }
+
+    private static boolean young(SandboxClaim c, Duration minAge) {
+        String created = c.getMetadata().getCreationTimestamp();
+        if (created == null || minAge.isZero()) {
+            return false;
+        }
+        try {
+            return Instant.parse(created).plus(minAge).isAfter(Instant.now());
+        } catch (java.time.format.DateTimeParseException e) {
+            return true; // an answer this JVM cannot read: leave the claim alone
+        }
     }
 
     private boolean ownerAlive(String owner) {

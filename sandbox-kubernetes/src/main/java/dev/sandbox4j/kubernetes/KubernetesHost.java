@@ -92,12 +92,12 @@ final class KubernetesHost implements SandboxHost {
 
     @Override
     public AgentStreams start(Context context) {
-        plan = cluster.plan();
-        granted = plan.grant(spec.limits(), spec.bestEffortLimits());
+        plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.bestEffortLimits());
+        granted = plan.grant(spec.limits(), true);
         byte[] key = cluster.key();
         cluster.startBackground();
         claimed = true;
-        cluster.createClaim(id, spec.lifetime());
+        cluster.createClaim(id, plan.pool(), spec.lifetime());
         Crd.ClaimedSandbox s = cluster.awaitReady(id, cluster.options.claimTimeout());
         sandbox = s;
         try {
@@ -175,14 +175,11 @@ final class KubernetesHost implements SandboxHost {
             features.remove(Feature.CODE_EXECUTION);
             features.remove(Feature.CODE_CONTEXTS);
         }
-        if (granted.workspaceBytes() == 0) {
-            features.remove(Feature.WORKSPACE_QUOTA);
-            details.put("workspaceQuota", "none");
-        } else {
-            details.put("workspaceQuota", "emptyDir sizeLimit " + granted.workspaceBytes() + " bytes" + (plan
-                    .workspaceInMemory() ? " (medium Memory: a full workspace is ENOSPC)"
-                    : " (on the node's disk: the kubelet evicts the pod past it)"));
-        }
+        // a pod has no inode limit: the kit's WORKSPACE_QUOTA (bytes and inodes) is never claimed
+        details.put("workspaceQuota", granted.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
+                + "no sizeLimit)" : "emptyDir sizeLimit " + granted.workspaceBytes() + " bytes, no inode limit" + (plan
+                .workspaceInMemory() ? " (medium Memory: a full workspace is ENOSPC)"
+                : " (on the node's disk: the kubelet evicts the pod past it)"));
         if (!plan.egressDenied() || spec.network().mode() != NetworkPolicy.Mode.NONE) {
             features.remove(Feature.NETWORK_ISOLATION);
         }

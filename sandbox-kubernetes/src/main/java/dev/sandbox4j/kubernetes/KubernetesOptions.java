@@ -2,6 +2,7 @@ package dev.sandbox4j.kubernetes;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -9,7 +10,9 @@ import java.util.Objects;
  * what differs with the {@code with} methods.
  *
  * @param namespace      the namespace of the pool, the claims and the key's Secret
- * @param warmPool       the {@code SandboxWarmPool} every claim names ({@code replicas: 0} for cold starts)
+ * @param warmPools      the {@code SandboxWarmPool}s a claim may name ({@code replicas: 0} for cold starts): of those
+ *                       whose template holds the spec's limits, the one whose limits match them most closely (the
+ *                       first on a tie), so pools of a few sizes serve specs of those sizes
  * @param connector      how this JVM reaches the agent in the pod
  * @param agentPort      the port the agent listens on in the pod ({@code sbx-agent --listen=:PORT})
  * @param agentKeySecret the Secret whose {@code key} (64 hex digits) the pool's agents hold
@@ -18,7 +21,7 @@ import java.util.Objects;
  * @param connectTimeout how long connecting to the agent and its handshake may take
  * @param kubeconfig     a kubeconfig file, or null for fabric8's defaults (KUBECONFIG, ~/.kube/config, in-cluster)
  */
-public record KubernetesOptions(String namespace, String warmPool, Connector connector, int agentPort,
+public record KubernetesOptions(String namespace, List<String> warmPools, Connector connector, int agentPort,
                                 String agentKeySecret, Duration claimTimeout, Duration deleteTimeout,
                                 Duration connectTimeout, Path kubeconfig) {
     /** How the JVM reaches the agent. */
@@ -34,7 +37,11 @@ public record KubernetesOptions(String namespace, String warmPool, Connector con
 
     public KubernetesOptions {
         requireName(namespace, "namespace");
-        requireName(warmPool, "warmPool");
+        warmPools = List.copyOf(warmPools);
+        if (warmPools.isEmpty()) {
+            throw new IllegalArgumentException("warmPools must name at least one pool");
+        }
+        warmPools.forEach(p -> requireName(p, "warmPools"));
         requireName(agentKeySecret, "agentKeySecret");
         Objects.requireNonNull(connector, "connector");
         if (agentPort < 1 || agentPort > 65535) {
@@ -50,52 +57,57 @@ public record KubernetesOptions(String namespace, String warmPool, Connector con
      * 60 s to be Ready, 30 s to delete, 10 s to connect, fabric8's configuration.
      */
     public static KubernetesOptions defaults() {
-        return new KubernetesOptions("sandbox4j", "sandbox4j-pool", Connector.POD_IP, DEFAULT_AGENT_PORT,
+        return new KubernetesOptions("sandbox4j", List.of("sandbox4j-pool"), Connector.POD_IP, DEFAULT_AGENT_PORT,
                 "sandbox4j-agent-key", Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), null);
     }
 
     public KubernetesOptions withNamespace(String namespace) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
+    /** One pool for every spec. */
     public KubernetesOptions withWarmPool(String warmPool) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return withWarmPools(List.of(warmPool));
+    }
+
+    public KubernetesOptions withWarmPools(List<String> warmPools) {
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withConnector(Connector connector) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withAgentPort(int agentPort) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withAgentKeySecret(String agentKeySecret) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withClaimTimeout(Duration claimTimeout) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withDeleteTimeout(Duration deleteTimeout) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withConnectTimeout(Duration connectTimeout) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 
     public KubernetesOptions withKubeconfig(Path kubeconfig) {
-        return new KubernetesOptions(namespace, warmPool, connector, agentPort, agentKeySecret, claimTimeout,
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
                 deleteTimeout, connectTimeout, kubeconfig);
     }
 

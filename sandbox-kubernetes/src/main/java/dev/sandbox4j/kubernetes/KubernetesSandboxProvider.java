@@ -29,7 +29,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
     static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
             Feature.NETWORK_ISOLATION, Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT,
-            Feature.WORKSPACE_QUOTA, Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS));
+            Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS));
 
     private final KubernetesOptions options;
     private final KubernetesClient given;

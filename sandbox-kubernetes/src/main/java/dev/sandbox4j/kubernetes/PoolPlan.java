@@ -32,11 +32,11 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
                 long workspaceBytes, boolean workspaceInMemory, boolean egressDenied) {
     static final String WORKSPACE = "/workspace";
 
-    static PoolPlan read(KubernetesClient client, KubernetesOptions o) {
+    static PoolPlan read(KubernetesClient client, KubernetesOptions o, String name) {
         Crd.SandboxWarmPool pool = client.resources(Crd.SandboxWarmPool.class).inNamespace(o.namespace())
-                .withName(o.warmPool()).get();
+                .withName(name).get();
         if (pool == null || pool.getSpec() == null || pool.getSpec().sandboxTemplateRef() == null) {
-            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "no SandboxWarmPool " + o.warmPool()
+            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "no SandboxWarmPool " + name
                     + " (with a sandboxTemplateRef) in the namespace " + o.namespace() + ": apply the manifests of "
                     + "docs/kubernetes.md");
         }
@@ -45,10 +45,10 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
                 .withName(tname).get();
         if (t == null || t.getSpec() == null || t.getSpec().podTemplate() == null
                 || t.getSpec().podTemplate().spec() == null) {
-            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the pool " + o.warmPool() + " names the "
+            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the pool " + name + " names the "
                     + "SandboxTemplate " + tname + ", which does not exist or has no pod template");
         }
-        return of(o.warmPool(), tname, t.getSpec());
+        return of(name, tname, t.getSpec());
     }
 
     static PoolPlan of(String pool, String template, Crd.TemplateSpec spec) {
@@ -102,6 +102,41 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
             all.addAll(c.getArgs());
         }
         return all;
+    }
+
+    /**
+     * The pool for a spec asking {@code want}: of the pools whose template holds it, the one whose limits differ from
+     * it in the fewest of memory, CPU, processes and workspace (the first on a tie). None holds: the first pool's
+     * refusal (UNSUPPORTED), or with {@code bestEffort} the first pool.
+     */
+    static PoolPlan choose(List<PoolPlan> plans, ResourceLimits want, boolean bestEffort) {
+        PoolPlan best = null;
+        int bestMiss = Integer.MAX_VALUE;
+        for (PoolPlan p : plans) {
+            if (!p.holds(want)) {
+                continue;
+            }
+            int miss = (p.memoryBytes != want.memoryBytes() ? 1 : 0) + (p.cpus != want.cpus() ? 1 : 0)
+                    + (p.processes != want.maxProcesses() ? 1 : 0) + (p.workspaceBytes != want.workspaceBytes() ? 1 : 0);
+            if (miss < bestMiss) {
+                best = p;
+                bestMiss = miss;
+            }
+        }
+        if (best != null) {
+            return best;
+        }
+        plans.get(0).grant(want, bestEffort); // throws the refusal unless best effort
+        return plans.get(0);
+    }
+
+    boolean holds(ResourceLimits want) {
+        List<String> refused = new ArrayList<>();
+        check(refused, "memory", want.memoryBytes(), memoryBytes, "");
+        check(refused, "CPU", want.cpus(), cpus, "");
+        check(refused, "processes", want.maxProcesses(), processes, "");
+        check(refused, "workspace", want.workspaceBytes(), workspaceBytes, "");
+        return refused.isEmpty();
     }
 
     /**

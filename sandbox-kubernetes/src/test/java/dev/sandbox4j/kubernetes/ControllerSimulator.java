@@ -74,6 +74,10 @@ final class ControllerSimulator implements AutoCloseable {
     final Map<String, String> containers = new ConcurrentHashMap<>();
     /** Started pods no claim holds yet (a warm pool), with their IPs: name to IP. */
     private final java.util.concurrent.BlockingQueue<String[]> warm = new java.util.concurrent.LinkedBlockingQueue<>();
+    /** The template the warm pods are of (the guide's). */
+    static final String WARM_TEMPLATE = "sandbox4j";
+    /** The test's extra pools (test-pools.yaml): a small one and one without a workspace limit. */
+    static final Path TEST_POOLS = Path.of("src/test/resources/test-pools.yaml");
     private volatile int replicas;
     private final java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
     /** When false the controller leaves new claims alone (a claim that never becomes Ready). */
@@ -97,7 +101,9 @@ final class ControllerSimulator implements AutoCloseable {
         docker("network", "inspect", NETWORK).orElseGet(() -> docker("network", "create", "--internal", "--label",
                 LABEL, NETWORK).orElseThrow());
         client.secrets().inNamespace(NAMESPACE).resource(secret(keyHex)).create();
-        for (HasMetadata o : client.load(Files.newInputStream(POOL_YAML)).items()) {
+        List<HasMetadata> objects = new ArrayList<>(client.load(Files.newInputStream(POOL_YAML)).items());
+        objects.addAll(client.load(Files.newInputStream(TEST_POOLS)).items());
+        for (HasMetadata o : objects) {
             // the generic objects of the file, as typed ones (the API server stores what the client sends)
             String yaml = client.getKubernetesSerialization().asYaml(o);
             Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
@@ -140,6 +146,11 @@ final class ControllerSimulator implements AutoCloseable {
         return KubernetesOptions.defaults().withNamespace(NAMESPACE);
     }
 
+    /** The options with the guide's pool first, then the test's small and unbounded-workspace pools. */
+    KubernetesOptions allPools() {
+        return options().withWarmPools(List.of("sandbox4j-pool", "sandbox4j-small", "sandbox4j-noquota"));
+    }
+
     KubernetesSandboxProvider provider() {
         return new KubernetesSandboxProvider(options(), client);
     }
@@ -152,7 +163,7 @@ final class ControllerSimulator implements AutoCloseable {
                     .withName(claim.getSpec().warmPoolRef().name()).get();
             Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
                     .withName(pool.getSpec().sandboxTemplateRef().name()).get();
-            String[] pod = warm.poll();
+            String[] pod = pool.getSpec().sandboxTemplateRef().name().equals(WARM_TEMPLATE) ? warm.poll() : null;
             if (pod == null) {
                 pod = startPod(t.getSpec()); // a cold start
             } else {
@@ -176,7 +187,7 @@ final class ControllerSimulator implements AutoCloseable {
     void warmPool(int n) {
         replicas = n;
         Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
-                .withName("sandbox4j").get();
+                .withName(WARM_TEMPLATE).get();
         while (warm.size() < n) {
             warm.add(startPod(t.getSpec()));
         }

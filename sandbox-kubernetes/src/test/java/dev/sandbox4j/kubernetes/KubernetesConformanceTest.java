@@ -37,7 +37,7 @@ class KubernetesConformanceTest implements SandboxConformance {
                 throw new UncheckedIOException(e);
             }
             sim.warmPool(3); // as agent-sandbox's warm pool: each claim adopts a started pod, the pool refills
-            provider = sim.provider();
+            provider = new KubernetesSandboxProvider(sim.allPools(), sim.client);
         }
         return provider;
     }
