@@ -4,14 +4,17 @@
  * its frames and what the agent promises about them (the output cap, SIGNAL and the sweep, when EXIT comes, what
  * ends the agent) are in PROTOCOL.md; its numbers are generated from AgentProtocol.java into sbx-protocol.h.
  *
- *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom]
+ *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom] [--listen=HOST:PORT [--key-env=NAME]]
  *   sbx-agent --workspace-tmpfs=PID,BYTES,INODES[,huge]       (host side, see workspace_tmpfs)
  *
  * --oom (containers): each EXIT carries the OOM-kill count of the container's memory cgroup (else -1).
+ * --listen (a pod, whose host is across the network): the frames go over the one TCP connection that passes the
+ * handshake of sbx-listen.c under the key in the environment variable NAME (default SBX4J_AGENT_KEY), not fd 0/1.
  *
  * Units: this file (the poll loop, commands, the sweep), sbx-frame.c (the frame codec and the queue to the host),
- * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-fs*.c (FILE operations),
- * sbx-proc.h (process trees, shared with sbx-reaper). build-native.sh links them into one static binary.
+ * sbx-ring.c (the output cap's ring), sbx-watch.c (file watches), sbx-fs*.c (FILE operations), sbx-listen.c (the
+ * TCP connector), sbx-proc.h (process trees, shared with sbx-reaper). build-native.sh links them into one static
+ * binary.
  *
  * One thread, one poll() loop. Each command runs as `sbx-reaper -- argv` with non-blocking pipes for its
  * stdin, stdout and stderr; its environment is the jail's fixed one (bwrap --clearenv --setenv) overridden
@@ -53,6 +56,7 @@
 
 #include "sbx-frame.h"
 #include "sbx-fs.h"
+#include "sbx-listen.h"
 #include "sbx-proc.h"
 #include "sbx-ring.h"
 #include "sbx-watch.h"
@@ -960,7 +964,16 @@ int main(int argc, char **argv)
     if (argc == 2 && strncmp(argv[1], "--workspace-tmpfs=", 18) == 0)
         return workspace_tmpfs(argv[1] + 18);
     long long nproc = -1;
+    const char *listen_addr = NULL, *key_env = "SBX4J_AGENT_KEY";
     for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--listen=", 9) == 0 && argv[i][9] != '\0') {
+            listen_addr = argv[i] + 9;
+            continue;
+        }
+        if (strncmp(argv[i], "--key-env=", 10) == 0 && argv[i][10] != '\0') {
+            key_env = argv[i] + 10;
+            continue;
+        }
         if (parse_flag(argv[i], "--nproc=", &nproc) || parse_flag(argv[i], "--data=", &data_limit))
             continue;
         if (strcmp(argv[i], "--oom") == 0) {
@@ -971,7 +984,8 @@ int main(int argc, char **argv)
             reaper_path = argv[i] + 9;
             continue;
         }
-        say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom])", argv[i]);
+        say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom] "
+            "[--listen=HOST:PORT [--key-env=NAME]])", argv[i]);
         return 2;
     }
     if (nproc > 0)
@@ -982,6 +996,11 @@ int main(int argc, char **argv)
 
     /* same-uid commands may neither ptrace this agent nor open its /proc/<pid>/fd to forge frames */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+    if (listen_addr != NULL) {
+        int status = listen_for_host(listen_addr, key_env);
+        if (status != 0)
+            return status;
+    }
     self_pid = getpid();
     sweeping = (self_pid == 2 && getppid() == 1) || self_pid == 1;
 

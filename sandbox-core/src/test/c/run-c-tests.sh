@@ -57,3 +57,8 @@ ASAN_OPTIONS=detect_leaks=1 "$build_dir/test-agent" "$golden_dir" "$native_dir/l
 echo "[INFO] sandbox-core C unit tests: $build_dir/test-fs"
 # the operations run in forked children that end with _exit (as in the agent): their buffers are not leaks
 TMPDIR="$build_dir" ASAN_OPTIONS=detect_leaks=0 "$build_dir/test-fs"
+# the TCP connector's HMAC (sbx-listen.c), on its own: it needs none of the frame units' state
+# shellcheck disable=SC2086
+"$cc" $cflags $sanitize -o "$build_dir/test-listen" "$test_dir/test-listen.c" "$main_dir/sbx-listen.c" "$main_dir/sbx-frame.c"
+echo "[INFO] sandbox-core C unit tests: $build_dir/test-listen"
+"$build_dir/test-listen"

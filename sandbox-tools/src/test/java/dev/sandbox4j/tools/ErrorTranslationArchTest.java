@@ -29,6 +29,7 @@ class ErrorTranslationArchTest {
     @CsvSource(delimiter = ';', value = {
         "dev.sandbox4j.local; LocalErrors",
         "dev.sandbox4j.docker; DockerErrors",
+        "dev.sandbox4j.kubernetes; KubeErrors",
         "dev.sandbox4j.memory; MemoryErrors",
         "dev.sandbox4j.core; Arguments WorkspacePaths TextEdits GrepScan NioWorkspace AgentShell AgentCommand "
                 + "AgentCodeContexts WatchHub"})

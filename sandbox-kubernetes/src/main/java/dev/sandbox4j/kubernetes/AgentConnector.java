@@ -1,0 +1,148 @@
+package dev.sandbox4j.kubernetes;
+
+import dev.sandbox4j.ErrorKind;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * The host's end of the agent's TCP connector ({@code sbx-agent --listen}, PROTOCOL.md "The TCP connector"): connects,
+ * then proves it holds the pool's key and checks that the agent does, before any frame. Each side answers the other's
+ * fresh nonce with an HMAC-SHA256 under the key, so the key never crosses the wire and a recorded exchange is useless.
+ */
+final class AgentConnector {
+    static final int KEY_BYTES = 32;
+    private static final byte[] MAGIC = "SBXAUTH1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HOST_LABEL = "sandbox4j host v1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] AGENT_LABEL = "sandbox4j agent v1".getBytes(StandardCharsets.US_ASCII);
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private AgentConnector() {
+    }
+
+    /** Why the agent could not be reached or did not prove itself (the open fails with it). */
+    static final class Refused extends IOException {
+        final ErrorKind kind;
+
+        Refused(ErrorKind kind, String message, Throwable cause) {
+            super(message, cause);
+            this.kind = kind;
+        }
+    }
+
+    /**
+     * A connection to the agent at {@code host:port} that passed the handshake under {@code key}, with no read
+     * timeout left on it (the frames that follow wait as long as commands run). The whole of it is bounded by
+     * {@code timeout}; a closed socket on any failure.
+     */
+    static Socket connect(String host, int port, byte[] key, Duration timeout) throws Refused {
+        Socket s = new Socket();
+        try {
+            int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            s.setTcpNoDelay(true);
+            s.setKeepAlive(true);
+            try {
+                s.connect(new InetSocketAddress(host, port), ms);
+            } catch (IOException e) {
+                throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "cannot connect to the sandbox's agent at " + host
+                        + ":" + port + " (" + e.getMessage() + ")", e);
+            }
+            s.setSoTimeout(ms);
+            handshake(s.getInputStream(), s.getOutputStream(), key, host + ":" + port);
+            s.setSoTimeout(0);
+            return s;
+        } catch (Refused e) {
+            closeQuietly(s);
+            throw e;
+        } catch (SocketTimeoutException e) {
+            closeQuietly(s);
+            throw new Refused(ErrorKind.TIMEOUT, "the sandbox's agent at " + host + ":" + port + " did not complete "
+                    + "the handshake within " + timeout.toMillis() + " ms", e);
+        } catch (IOException e) {
+            closeQuietly(s);
+            throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "the handshake with the sandbox's agent at " + host + ":"
+                    + port + " failed (" + e.getMessage() + ")", e);
+        }
+    }
+
+    /** The handshake over {@code in}/{@code out}; {@code where} names the peer in errors. */
+    static void handshake(InputStream in, OutputStream out, byte[] key, String where) throws IOException {
+        DataInputStream din = new DataInputStream(in);
+        byte[] hello = new byte[MAGIC.length + 32];
+        try {
+            din.readFully(hello);
+        } catch (EOFException e) {
+            throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "the peer at " + where + " closed the connection before "
+                    + "greeting (another host already holds this sandbox's agent?)", e);
+        }
+        if (!Arrays.equals(Arrays.copyOf(hello, MAGIC.length), MAGIC)) {
+            throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "the peer at " + where + " is not a sandbox4j agent "
+                    + "with a TCP connector (its first bytes are not SBXAUTH1)", null);
+        }
+        byte[] nonceH = new byte[32];
+        RANDOM.nextBytes(nonceH);
+        byte[] answer = new byte[64];
+        System.arraycopy(hmac(key, HOST_LABEL, Arrays.copyOfRange(hello, MAGIC.length, hello.length)), 0, answer, 0,
+                32);
+        System.arraycopy(nonceH, 0, answer, 32, 32);
+        out.write(answer);
+        out.flush();
+        byte[] proof = new byte[32];
+        try {
+            din.readFully(proof);
+        } catch (EOFException e) {
+            throw new Refused(ErrorKind.PERMISSION_DENIED, "the sandbox's agent at " + where + " refused this host's "
+                    + "key (the JVM's Secret and the pool's differ?)", e);
+        }
+        if (!MessageDigest.isEqual(proof, hmac(key, AGENT_LABEL, nonceH))) {
+            throw new Refused(ErrorKind.PERMISSION_DENIED, "the peer at " + where + " does not hold the pool's key: "
+                    + "not this pool's agent", null);
+        }
+    }
+
+    static byte[] hmac(byte[] key, byte[] label, byte[] nonce) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            mac.update(label);
+            return mac.doFinal(nonce);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+        }
+    }
+
+    /** The key from its text (64 hex digits, surrounding white space ignored), or null when it is not one. */
+    static byte[] parseKey(String text) {
+        String t = text == null ? "" : text.strip();
+        if (t.length() != 2 * KEY_BYTES) {
+            return null;
+        }
+        try {
+            return java.util.HexFormat.of().parseHex(t);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // nothing was sent on it
+        }
+    }
+}

@@ -1,0 +1,363 @@
+package dev.sandbox4j.kubernetes;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.kubernetes.Crd.SandboxClaim;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One provider's view of the cluster: its fabric8 client, the pool's key and plan (cached), the claims it makes and
+ * deletes, and this JVM's liveness. Every claim carries the labels {@link #MANAGED_BY} and {@link #OWNER_LABEL} (this
+ * JVM); while the JVM lives it renews a {@code Lease} named after itself, and the janitor deletes the claims whose
+ * owner's Lease is gone or stale (its JVM died without closing them). A claim with a lifetime also carries a
+ * {@code shutdownTime}, so the controller removes it even when no JVM is left to run a janitor.
+ */
+final class Cluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Cluster.class);
+    static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    static final String MANAGER = "sandbox4j";
+    static final String OWNER_LABEL = "sandbox4j.dev/owner";
+    static final String SANDBOX_LABEL = "sandbox4j.dev/sandbox";
+    /** This JVM, as the owner label and Lease name say. */
+    static final String OWNER = "jvm-" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    static final int LEASE_SECONDS = 60;
+    /** A Lease not renewed for this long beyond its duration belongs to a JVM that is gone. */
+    static final Duration LEASE_GRACE = Duration.ofSeconds(30);
+    private static final Duration PLAN_CACHE = Duration.ofSeconds(30);
+
+    final KubernetesClient client;
+    final KubernetesOptions options;
+    private final boolean ownsClient;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "sandbox4j-kubernetes");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean started = new AtomicBoolean();
+    /** Watches of claims that dropped and were opened again (tests, diagnostics). */
+    final java.util.concurrent.atomic.AtomicLong watchesReopened = new java.util.concurrent.atomic.AtomicLong();
+    private volatile byte[] key;
+    private volatile List<PoolPlan> plans;
+    private volatile Instant plansAt = Instant.EPOCH;
+
+    Cluster(KubernetesClient client, KubernetesOptions options, boolean ownsClient) {
+        this.client = client;
+        this.options = options;
+        this.ownsClient = ownsClient;
+    }
+
+    MixedOperation<SandboxClaim, io.fabric8.kubernetes.api.model.KubernetesResourceList<SandboxClaim>, Resource<SandboxClaim>> claims() {
+        return client.resources(SandboxClaim.class);
+    }
+
+    private Resource<SandboxClaim> claim(String name) {
+        return claims().inNamespace(options.namespace()).withName(name);
+    }
+
+    /** On the first open: this JVM's Lease (renewed from then on) and the janitor (now and every 5 minutes). */
+    void startBackground() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
+        renewLease(); // before the first claim: another JVM's janitor must find this owner alive
+        timer.scheduleWithFixedDelay(this::renewLease, LEASE_SECONDS / 3, LEASE_SECONDS / 3, TimeUnit.SECONDS);
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                janitor(MIN_AGE);
+            } catch (RuntimeException e) {
+                LOG.debug("sandbox4j: the Kubernetes janitor failed: {}", e.toString());
+            }
+        }, 5, 300, TimeUnit.SECONDS);
+    }
+
+    /** The pool's key, read once from its Secret. */
+    byte[] key() {
+        byte[] k = key;
+        if (k != null) {
+            return k;
+        }
+        Secret s;
+        try {
+            s = client.secrets().inNamespace(options.namespace()).withName(options.agentKeySecret()).get();
+        } catch (KubernetesClientException e) {
+            throw KubeErrors.translate("reading the agents' key (Secret " + options.agentKeySecret() + ")", e);
+        }
+        String text = null;
+        if (s != null && s.getData() != null && s.getData().get("key") != null) {
+            text = new String(Base64.getDecoder().decode(s.getData().get("key")), StandardCharsets.US_ASCII);
+        } else if (s != null && s.getStringData() != null) {
+            text = s.getStringData().get("key");
+        }
+        k = AgentConnector.parseKey(text);
+        if (k == null) {
+            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the Secret " + options.namespace() + "/"
+                    + options.agentKeySecret() + (s == null ? " does not exist" : " has no 'key' of 64 hex digits")
+                    + ": create it as docs/kubernetes.md shows (the pool's agents hold the same key)");
+        }
+        key = k;
+        return k;
+    }
+
+    /** What each pool's template gives its sandboxes (cached for 30 s: a template changes rarely), in order. */
+    List<PoolPlan> plans() {
+        List<PoolPlan> p = plans;
+        if (p != null && Instant.now().isBefore(plansAt.plus(PLAN_CACHE))) {
+            return p;
+        }
+        List<PoolPlan> read = new java.util.ArrayList<>();
+        for (String pool : options.warmPools()) {
+            try {
+                read.add(PoolPlan.read(client, options, pool));
+            } catch (KubernetesClientException e) {
+                throw KubeErrors.translate("reading the warm pool " + pool, e);
+            }
+        }
+        plans = List.copyOf(read);
+        plansAt = Instant.now();
+        return plans;
+    }
+
+    /** Creates the claim {@code name} on the first pool; {@code lifetime} zero or negative: no shutdown time. */
+    void createClaim(String name, Duration lifetime) {
+        createClaim(name, options.warmPools().get(0), lifetime);
+    }
+
+    /** Creates the claim {@code name} on {@code pool}. */
+    void createClaim(String name, String pool, Duration lifetime) {
+        Map<String, String> labels = Map.of(MANAGED_BY, MANAGER, OWNER_LABEL, OWNER, SANDBOX_LABEL, name);
+        String shutdown = null;
+        if (!lifetime.isZero() && !lifetime.isNegative()) {
+            // the sandbox closes itself at its lifetime; the controller's deadline is a backstop for a dead JVM
+            shutdown = ZonedDateTime.now(ZoneOffset.UTC).plus(lifetime).plusSeconds(60).withNano(0).toString();
+        }
+        SandboxClaim c = new SandboxClaim();
+        c.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(options.namespace()).withLabels(labels)
+                .build());
+        c.setSpec(new Crd.ClaimSpec(new Crd.PodMetadata(Map.of(SANDBOX_LABEL, name), null), null,
+                new Crd.Lifecycle("Delete", shutdown, null), null, new Crd.Ref(pool)));
+        try {
+            claims().inNamespace(options.namespace()).resource(c).create();
+        } catch (KubernetesClientException e) {
+            throw KubeErrors.translate("claiming a sandbox from the pool " + pool, e);
+        }
+    }
+
+    /**
+     * Waits until the claim is Ready and names its sandbox and pod IP, for at most {@code timeout}. A watch that drops
+     * is opened again (after a fresh read, so no change is missed); TIMEOUT names the claim's last condition.
+     */
+    Crd.ClaimedSandbox awaitReady(String name, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        SandboxClaim last = null;
+        while (true) {
+            // the watcher's events, in order: a claim, GONE (deleted) or a WatcherException (the watch dropped)
+            java.util.concurrent.BlockingQueue<Object> events = new java.util.concurrent.LinkedBlockingQueue<>();
+            Watch watch;
+            try {
+                watch = claim(name).watch(new Watcher<>() {
+                    @Override
+                    public void eventReceived(Action action, SandboxClaim c) {
+                        events.add(action == Action.DELETED ? GONE : c);
+                    }
+
+                    @Override
+                    public void onClose(WatcherException cause) {
+                        events.add(cause);
+                    }
+                });
+            } catch (KubernetesClientException e) {
+                throw KubeErrors.translate("watching the claim " + name, e);
+            }
+            try {
+                Object event = claim(name).get(); // after the watch is up: a change between is in both
+                while (!(event instanceof WatcherException)) {
+                    if (event == null || event == GONE) {
+                        throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the claim " + name + " was deleted "
+                                + "while this JVM waited for it");
+                    }
+                    last = (SandboxClaim) event;
+                    Crd.ClaimedSandbox ready = readySandbox(last);
+                    if (ready != null) {
+                        return ready;
+                    }
+                    long left = deadline - System.nanoTime();
+                    event = left <= 0 ? null : events.poll(left, TimeUnit.NANOSECONDS);
+                    if (event == null) {
+                        throw notReady(name, last, timeout);
+                    }
+                }
+                watchesReopened.incrementAndGet();
+                LOG.debug("sandbox4j: the watch of claim {} dropped ({}); watching again", name, event);
+            } catch (InterruptedException e) {
+                throw KubeErrors.interrupted("waiting for the claim " + name);
+            } catch (KubernetesClientException e) {
+                throw KubeErrors.translate("reading the claim " + name, e);
+            } finally {
+                watch.close();
+            }
+        }
+    }
+
+    private static final Object GONE = new Object();
+
+    private static Crd.ClaimedSandbox readySandbox(SandboxClaim c) {
+        Crd.ClaimStatus st = c.getStatus();
+        if (st == null) {
+            return null;
+        }
+        Condition ready = Crd.condition(st.conditions(), "Ready");
+        if (ready == null || !"True".equals(ready.getStatus()) || st.sandbox() == null
+                || st.sandbox().podIPs() == null || st.sandbox().podIPs().isEmpty()) {
+            return null;
+        }
+        // Ready tracks the claim's generation (agent-sandbox PR#1317): an answer to an older spec is not one
+        Long gen = c.getMetadata().getGeneration();
+        if (ready.getObservedGeneration() != null && gen != null && ready.getObservedGeneration() < gen) {
+            return null;
+        }
+        return st.sandbox();
+    }
+
+    private static RuntimeException notReady(String name, SandboxClaim last, Duration timeout) {
+        String why = "no status yet";
+        if (last != null && last.getStatus() != null) {
+            Condition c = Crd.condition(last.getStatus().conditions(), "Ready");
+            if (c != null) {
+                why = "Ready=" + c.getStatus() + (c.getReason() != null ? " " + c.getReason() : "")
+                        + (c.getMessage() != null ? ": " + c.getMessage() : "");
+            }
+        }
+        return KubeErrors.error(ErrorKind.TIMEOUT, "the claim " + name + " was not Ready within "
+                + timeout.toMillis() + " ms (" + why + "); is the pool's controller running and the pool warm?");
+    }
+
+    /** Deletes the claim and waits (at most deleteTimeout) until it is gone; never throws. */
+    void deleteClaim(String name) {
+        try {
+            claim(name).delete();
+            long deadline = System.nanoTime() + options.deleteTimeout().toNanos();
+            long pause = 20;
+            while (claim(name).get() != null) {
+                if (System.nanoTime() > deadline) {
+                    LOG.warn("sandbox4j: the claim {} is still there {} after its deletion; the controller (or the "
+                            + "janitor) finishes it", name, options.deleteTimeout());
+                    return;
+                }
+                Thread.sleep(pause);
+                pause = Math.min(500, pause * 2);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("sandbox4j: deleting the claim {} failed ({}); its owner label lets the janitor remove it",
+                    name, e.toString());
+        }
+    }
+
+    /** This JVM's Lease, made or renewed now. */
+    void renewLease() {
+        try {
+            String name = "sandbox4j-" + OWNER;
+            Lease lease = new LeaseBuilder().withNewMetadata().withName(name).withNamespace(options.namespace())
+                    .addToLabels(MANAGED_BY, MANAGER).endMetadata()
+                    .withNewSpec().withHolderIdentity(OWNER).withLeaseDurationSeconds(LEASE_SECONDS)
+                    .withRenewTime(ZonedDateTime.now(ZoneOffset.UTC)).endSpec().build();
+            client.leases().inNamespace(options.namespace()).resource(lease).createOr(r -> r.update());
+        } catch (RuntimeException e) {
+            LOG.debug("sandbox4j: renewing this JVM's Lease failed: {}", e.toString());
+        }
+    }
+
+    /** A claim younger than this is never judged (its owner's first Lease may still be on its way). */
+    static final Duration MIN_AGE = Duration.ofSeconds(LEASE_SECONDS).plus(LEASE_GRACE);
+
+    /**
+     * Deletes this library's claims, older than {@code minAge}, whose owner JVM is gone: no Lease of its name, or one
+     * not renewed within its duration plus {@link #LEASE_GRACE}. Returns the names deleted.
+     */
+    List<String> janitor(Duration minAge) {
+        List<SandboxClaim> mine = claims().inNamespace(options.namespace()).withLabel(MANAGED_BY, MANAGER).list()
+                .getItems();
+        Map<String, Boolean> alive = new HashMap<>();
+        alive.put(OWNER, true);
+        List<String> deleted = new java.util.ArrayList<>();
+        for (SandboxClaim c : mine) {
+            String owner = c.getMetadata().getLabels() == null ? null : c.getMetadata().getLabels().get(OWNER_LABEL);
+            if (owner == null || !owner.matches("[a-z0-9-]{1,40}") || young(c, minAge)) {
+                continue; // not ours to judge, or not yet
+            }
+            if (!alive.computeIfAbsent(owner, this::ownerAlive)) {
+                String name = c.getMetadata().getName();
+                claims().inNamespace(options.namespace()).withName(name).delete();
+                deleted.add(name);
+                LOG.info("sandbox4j: deleted the claim {} of {}, a JVM that is gone", name, owner);
+            }
+        }
+        return deleted;
+    }
+
+    private static boolean young(SandboxClaim c, Duration minAge) {
+        String created = c.getMetadata().getCreationTimestamp();
+        if (created == null || minAge.isZero()) {
+            return false;
+        }
+        try {
+            return Instant.parse(created).plus(minAge).isAfter(Instant.now());
+        } catch (java.time.format.DateTimeParseException e) {
+            return true; // an answer this JVM cannot read: leave the claim alone
+        }
+    }
+
+    private boolean ownerAlive(String owner) {
+        Lease l = client.leases().inNamespace(options.namespace()).withName("sandbox4j-" + owner).get();
+        if (l == null || l.getSpec() == null || l.getSpec().getRenewTime() == null) {
+            return false;
+        }
+        int seconds = l.getSpec().getLeaseDurationSeconds() == null ? LEASE_SECONDS
+                : l.getSpec().getLeaseDurationSeconds();
+        return l.getSpec().getRenewTime().toInstant().plusSeconds(seconds).plus(LEASE_GRACE)
+                .isAfter(Instant.now());
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        if (started.get()) {
+            try {
+                client.leases().inNamespace(options.namespace()).withName("sandbox4j-" + OWNER).delete();
+            } catch (RuntimeException e) {
+                LOG.debug("sandbox4j: deleting this JVM's Lease failed: {}", e.toString());
+            }
+        }
+        if (ownsClient) {
+            client.close();
+        }
+    }
+}

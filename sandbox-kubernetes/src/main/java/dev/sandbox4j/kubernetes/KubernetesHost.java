@@ -1,0 +1,251 @@
+package dev.sandbox4j.kubernetes;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.FileSystem;
+import dev.sandbox4j.Language;
+import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.ResourceLimits;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.SandboxInfo;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.core.AgentEgress;
+import dev.sandbox4j.core.AgentRunner;
+import dev.sandbox4j.core.AgentSandbox;
+import dev.sandbox4j.core.AgentWorkspace;
+import dev.sandbox4j.core.SandboxHost;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.LocalPortForward;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * What a Kubernetes sandbox is beyond the shared {@link AgentSandbox}: a {@code SandboxClaim} on the configured warm
+ * pool, whose pod runs the native agent as its first process, listening on TCP ({@code sbx-agent --listen}); this
+ * host connects to it (pod IP or port-forward), proves it holds the pool's key and hands the socket's two streams to
+ * {@link AgentSandbox}. Close deletes the claim (the controller deletes the sandbox and its pod:
+ * {@code shutdownPolicy: Delete}).
+ */
+final class KubernetesHost implements SandboxHost {
+    /** The fixed environment of the backend's own commands (probes, file operations): nothing of the user's. */
+    static final List<String> FIXED_ENV = List.of("PATH=/usr/bin:/bin", "LC_ALL=C", "LANG=C", "HOME=/",
+            "BASH_ENV=", "ENV=", "CDPATH=", "LD_PRELOAD=", "LD_LIBRARY_PATH=", "LD_AUDIT=", "GLIBC_TUNABLES=");
+    /** Where the guide's init container puts the agent's binaries (an emptyDir, read-only in the workload). */
+    static final String AGENT_DIR = "/opt/sandbox4j";
+
+    private final String id = "sbx-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private final Cluster cluster;
+    private final SandboxSpec spec;
+    private PoolPlan plan;
+    private ResourceLimits granted;
+    private boolean claimed;
+    private volatile Crd.ClaimedSandbox sandbox;
+    private volatile Socket socket;
+    private volatile LocalPortForward forward;
+    private Map<Language, String> interpreters = Map.of();
+
+    KubernetesHost(Cluster cluster, SandboxSpec spec) {
+        this.cluster = cluster;
+        this.spec = spec;
+    }
+
+    static Sandbox open(Cluster cluster, SandboxSpec spec) {
+        try {
+            return AgentSandbox.open(new KubernetesHost(cluster, spec), spec); // closes the host when it fails
+        } catch (RuntimeException e) {
+            throw KubeErrors.translate("opening a Kubernetes sandbox", e);
+        }
+    }
+
+    /** The host under a sandbox of this backend (tests). */
+    static KubernetesHost of(Sandbox sandbox) {
+        return (KubernetesHost) ((AgentSandbox) sandbox).host();
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    /** The claim's name (the sandbox's id). */
+    String claimName() {
+        return id;
+    }
+
+    /** The claimed sandbox: its name and pod IPs (null before the claim is Ready). */
+    Crd.ClaimedSandbox claimedSandbox() {
+        return sandbox;
+    }
+
+    /** The connection to the agent (tests break it). */
+    Socket socket() {
+        return socket;
+    }
+
+    @Override
+    public AgentStreams start(Context context) {
+        plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.bestEffortLimits());
+        granted = plan.grant(spec.limits(), true);
+        byte[] key = cluster.key();
+        cluster.startBackground();
+        claimed = true;
+        cluster.createClaim(id, plan.pool(), spec.lifetime());
+        Crd.ClaimedSandbox s = cluster.awaitReady(id, cluster.options.claimTimeout());
+        sandbox = s;
+        try {
+            Socket sock = connect(s, key);
+            socket = sock;
+            return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
+        } catch (AgentConnector.Refused e) {
+            throw KubeErrors.error(e.kind, "sandbox " + id + " (" + s.name() + "): " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + ": the agent's connection: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private Socket connect(Crd.ClaimedSandbox s, byte[] key) throws IOException {
+        KubernetesOptions o = cluster.options;
+        if (o.connector() == KubernetesOptions.Connector.POD_IP) {
+            return AgentConnector.connect(s.podIPs().get(0), o.agentPort(), key, o.connectTimeout());
+        }
+        Pod pod = cluster.client.pods().inNamespace(o.namespace()).withLabel(Cluster.SANDBOX_LABEL, id).list()
+                .getItems().stream().findFirst().orElse(null);
+        if (pod == null) {
+            throw new AgentConnector.Refused(ErrorKind.BACKEND_UNAVAILABLE, "no pod labelled "
+                    + Cluster.SANDBOX_LABEL + "=" + id + " to forward to", null);
+        }
+        LocalPortForward f = cluster.client.pods().inNamespace(o.namespace()).withName(pod.getMetadata().getName())
+                .portForward(o.agentPort());
+        forward = f;
+        return AgentConnector.connect("127.0.0.1", f.getLocalPort(), key, o.connectTimeout());
+    }
+
+    @Override
+    public SandboxException agentDidNotStart(String why) {
+        return KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the agent of sandbox " + id + " (pod of "
+                + (sandbox == null ? "?" : sandbox.name()) + ") did not say READY: " + why);
+    }
+
+    @Override
+    public List<String> internalEnv() {
+        return FIXED_ENV;
+    }
+
+    @Override
+    public String agentDir() {
+        return AGENT_DIR;
+    }
+
+    @Override
+    public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
+        this.interpreters = interpreters;
+        return info();
+    }
+
+    private SandboxInfo info() {
+        Set<Feature> features = EnumSet.copyOf(KubernetesSandboxProvider.FEATURES);
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("namespace", cluster.options.namespace());
+        details.put("warmPool", plan.pool());
+        details.put("template", plan.template());
+        details.put("claim", id);
+        details.put("sandbox", sandbox.name());
+        details.put("podIP", sandbox.podIPs().get(0));
+        details.put("connector", cluster.options.connector().name());
+        details.put("limitsNotApplied", "file size, /tmp size and workspace inodes (a pod has none of these)");
+        if (granted.memoryBytes() == 0) {
+            features.remove(Feature.MEMORY_LIMIT);
+        }
+        if (granted.maxProcesses() == 0) {
+            features.remove(Feature.PROCESS_LIMIT);
+        }
+        if (granted.cpus() == 0) {
+            features.remove(Feature.CPU_LIMIT);
+        }
+        if (interpreters.isEmpty()) {
+            features.remove(Feature.CODE_EXECUTION);
+            features.remove(Feature.CODE_CONTEXTS);
+        }
+        // a pod has no inode limit: the kit's WORKSPACE_QUOTA (bytes and inodes) is never claimed
+        details.put("workspaceQuota", granted.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
+                + "no sizeLimit)" : "emptyDir sizeLimit " + granted.workspaceBytes() + " bytes, no inode limit" + (plan
+                .workspaceInMemory() ? " (medium Memory: a full workspace is ENOSPC)"
+                : " (on the node's disk: the kubelet evicts the pod past it)"));
+        if (!plan.egressDenied() || spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            features.remove(Feature.NETWORK_ISOLATION);
+        }
+        details.put("networkPolicy", plan.egressDenied() ? "the template's managed NetworkPolicy denies all egress"
+                : "the template does not deny egress: the pod's network is the cluster's");
+        if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            details.put("egress", spec.network() + " through the host's egress proxy (127.0.0.1:" + AgentEgress.PORT
+                    + " in the sandbox)");
+        }
+        return new SandboxInfo(id, KubernetesSandboxProvider.NAME, features, granted, details);
+    }
+
+    @Override
+    public FileSystem workspace(AgentRunner runner, Context context) {
+        return new AgentWorkspace(runner, PoolPlan.WORKSPACE, context, this::error, granted.maxFileBytes());
+    }
+
+    @Override
+    public java.util.function.Predicate<String> hiddenFromWatches() {
+        return AgentWorkspace::isTemporary;
+    }
+
+    @Override
+    public String death(String why) {
+        return "the sandbox's agent connection ended (" + why + "): its pod " + (sandbox == null ? "?"
+                : sandbox.name()) + " was deleted or restarted, or the network between broke";
+    }
+
+    @Override
+    public SandboxException closedError(String deathDetail) {
+        if (deathDetail != null) {
+            return KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + deathDetail);
+        }
+        return KubeErrors.closed(id);
+    }
+
+    @Override
+    public SandboxException error(ErrorKind kind, String message, Throwable cause) {
+        return KubeErrors.error(kind, message, cause);
+    }
+
+    @Override
+    public void close() {
+        Socket s = socket;
+        if (s != null) {
+            try {
+                s.close(); // the agent reads the end: it kills every command and exits
+            } catch (IOException ignored) {
+                // closed either way
+            }
+        }
+        LocalPortForward f = forward;
+        if (f != null) {
+            try {
+                f.close();
+            } catch (IOException ignored) {
+                // closed either way
+            }
+        }
+        if (claimed) {
+            cluster.deleteClaim(id);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KubernetesHost[" + id + "]";
+    }
+}

@@ -1,0 +1,345 @@
+package dev.sandbox4j.kubernetes;
+
+import dev.sandbox4j.core.AgentBinary;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The simulated control plane of the tests: fabric8's mock API server in CRUD mode (with expectations first, for the
+ * failure cases) and a controller that plays agent-sandbox's part. On a new {@code SandboxClaim} it reads the claim's
+ * pool and template (the guide's docs/kubernetes/pool.yaml) and runs the template's agent container as a real Docker
+ * container of {@code sandbox4j/runtime:bookworm} on an internal network (no route out; the JVM reaches it), with the
+ * template's command, key from its Secret, memory and CPU limits and emptyDir sizes, then writes the {@code Sandbox} and
+ * the claim's Ready condition with the container's IP. On the claim's deletion it removes both.
+ */
+final class ControllerSimulator implements AutoCloseable {
+    static final String NAMESPACE = "sandbox4j";
+    static final String IMAGE = "sandbox4j/runtime:bookworm";
+    static final String NETWORK = "sandbox4j-k8s-sim";
+    static final String LABEL = "sandbox4j.test=k8s-sim";
+    static final Path POOL_YAML = Path.of("../docs/kubernetes/pool.yaml");
+
+    /** The mock server logs every request at INFO (java.util.logging): kept, and quiet. */
+    private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+    static {
+        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    final KubernetesMockServer server;
+    final KubernetesClient client;
+    final String keyHex;
+    private final Path bin;
+    private final Watch watch;
+    private final ExecutorService work = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "k8s-sim");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Claim name to container name. */
+    final Map<String, String> containers = new ConcurrentHashMap<>();
+    /** Started pods no claim holds yet (a warm pool), with their IPs: name to IP. */
+    private final java.util.concurrent.BlockingQueue<String[]> warm = new java.util.concurrent.LinkedBlockingQueue<>();
+    /** The template the warm pods are of (the guide's). */
+    static final String WARM_TEMPLATE = "sandbox4j";
+    /** The test's extra pools (test-pools.yaml): a small one and one without a workspace limit. */
+    static final Path TEST_POOLS = Path.of("src/test/resources/test-pools.yaml");
+    private volatile int replicas;
+    private final java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+    /** When false the controller leaves new claims alone (a claim that never becomes Ready). */
+    volatile boolean serving = true;
+
+    ControllerSimulator() throws IOException {
+        var responses = new HashMap<io.fabric8.mockwebserver.ServerRequest,
+                java.util.Queue<io.fabric8.mockwebserver.ServerResponse>>();
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
+                new KubernetesMixedDispatcher(responses), false);
+        server.init();
+        client = server.createClient();
+        keyHex = java.util.HexFormat.of().formatHex(randomKey());
+        bin = Files.createTempDirectory("sbx-k8s-sim-bin");
+        for (String name : List.of(AgentBinary.AGENT, AgentBinary.REAPER, AgentBinary.RELAY)) {
+            Path p = bin.resolve(name);
+            Files.write(p, AgentBinary.bytes(name));
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("r-xr-xr-x"));
+        }
+        Files.setPosixFilePermissions(bin, PosixFilePermissions.fromString("rwxr-xr-x"));
+        docker("network", "inspect", NETWORK).orElseGet(() -> docker("network", "create", "--internal", "--label",
+                LABEL, NETWORK).orElseThrow());
+        client.secrets().inNamespace(NAMESPACE).resource(secret(keyHex)).create();
+        List<HasMetadata> objects = new ArrayList<>(client.load(Files.newInputStream(POOL_YAML)).items());
+        objects.addAll(client.load(Files.newInputStream(TEST_POOLS)).items());
+        for (HasMetadata o : objects) {
+            // the generic objects of the file, as typed ones (the API server stores what the client sends)
+            String yaml = client.getKubernetesSerialization().asYaml(o);
+            Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
+                    : Crd.SandboxWarmPool.class;
+            HasMetadata typed = client.getKubernetesSerialization().unmarshal(yaml, type);
+            typed.getMetadata().setNamespace(NAMESPACE);
+            client.resource(typed).inNamespace(NAMESPACE).create();
+        }
+        watch = client.resources(Crd.SandboxClaim.class).inNamespace(NAMESPACE).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, Crd.SandboxClaim c) {
+                String name = c.getMetadata().getName();
+                if (action == Action.ADDED && serving) {
+                    work.execute(() -> claimed(name));
+                } else if (action == Action.DELETED) {
+                    work.execute(() -> released(name));
+                }
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {
+            }
+        });
+    }
+
+    static byte[] randomKey() {
+        byte[] k = new byte[32];
+        new java.security.SecureRandom().nextBytes(k);
+        return k;
+    }
+
+    static Secret secret(String hex) {
+        return new SecretBuilder().withNewMetadata().withName("sandbox4j-agent-key").endMetadata()
+                .addToData("key", Base64.getEncoder().encodeToString(hex.getBytes(StandardCharsets.US_ASCII)))
+                .build();
+    }
+
+    /** The provider's options on this control plane. */
+    KubernetesOptions options() {
+        return KubernetesOptions.defaults().withNamespace(NAMESPACE);
+    }
+
+    /** The options with the guide's pool first, then the test's small and unbounded-workspace pools. */
+    KubernetesOptions allPools() {
+        return options().withWarmPools(List.of("sandbox4j-pool", "sandbox4j-small", "sandbox4j-noquota"));
+    }
+
+    KubernetesSandboxProvider provider() {
+        return new KubernetesSandboxProvider(options(), client);
+    }
+
+    private void claimed(String name) {
+        try {
+            Crd.SandboxClaim claim = client.resources(Crd.SandboxClaim.class).inNamespace(NAMESPACE).withName(name)
+                    .get();
+            Crd.SandboxWarmPool pool = client.resources(Crd.SandboxWarmPool.class).inNamespace(NAMESPACE)
+                    .withName(claim.getSpec().warmPoolRef().name()).get();
+            Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
+                    .withName(pool.getSpec().sandboxTemplateRef().name()).get();
+            String[] pod = pool.getSpec().sandboxTemplateRef().name().equals(WARM_TEMPLATE) ? warm.poll() : null;
+            if (pod == null) {
+                pod = startPod(t.getSpec()); // a cold start
+            } else {
+                work.execute(() -> refill(t.getSpec()));
+            }
+            String container = pod[0];
+            String ip = pod[1];
+            containers.put(name, container);
+            Crd.Sandbox sb = new Crd.Sandbox();
+            sb.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE).build());
+            sb.setSpec(new Crd.SandboxSpec(t.getSpec().podTemplate(), "Running", null, "Delete", null, null));
+            sb.setStatus(new Crd.SandboxStatus(List.of(ready()), "sim-node", List.of(ip), null, null, null));
+            client.resource(sb).inNamespace(NAMESPACE).create();
+            setReady(name, ip);
+        } catch (RuntimeException e) {
+            System.err.println("k8s-sim: claim " + name + ": " + e);
+        }
+    }
+
+    /** Keeps {@code n} pods of the pool's template started ahead of claims, as a warm pool does; waits for them. */
+    void warmPool(int n) {
+        replicas = n;
+        Crd.SandboxTemplate t = client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
+                .withName(WARM_TEMPLATE).get();
+        while (warm.size() < n) {
+            warm.add(startPod(t.getSpec()));
+        }
+    }
+
+    private void refill(Crd.TemplateSpec t) {
+        if (warm.size() < replicas) {
+            warm.add(startPod(t));
+        }
+    }
+
+    /** Starts a pod of the template: its container's name and IP. */
+    private String[] startPod(Crd.TemplateSpec t) {
+        String container = "sandbox4j-k8ssim-" + ProcessHandle.current().pid() + "-" + made.incrementAndGet();
+        docker(runArgs(container, t)).orElseThrow();
+        String ip = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+                container).orElseThrow().strip();
+        return new String[] {container, ip};
+    }
+
+    private final List<String> measurePods = new ArrayList<>();
+
+    /** A started pod of the template no claim will get (KubernetesMeasure's direct baseline): its IP. */
+    String startWarmPodForMeasure() {
+        String[] pod = startPod(client.resources(Crd.SandboxTemplate.class).inNamespace(NAMESPACE)
+                .withName("sandbox4j").get().getSpec());
+        measurePods.add(pod[0]);
+        return pod[1];
+    }
+
+    void removeMeasurePods() {
+        measurePods.forEach(c -> docker("rm", "-f", c));
+        measurePods.clear();
+    }
+
+    /** Writes the claim's Ready condition and status.sandbox, as the controller does once the pod is ready. */
+    void setReady(String name, String ip) {
+        client.resources(Crd.SandboxClaim.class).inNamespace(NAMESPACE).withName(name).editStatus(c -> {
+            c.setStatus(new Crd.ClaimStatus(List.of(ready()), new Crd.ClaimedSandbox(name, List.of(ip))));
+            return c;
+        });
+    }
+
+    private static Condition ready() {
+        return new ConditionBuilder().withType("Ready").withStatus("True").withReason("SandboxReady")
+                .withMessage("ready").withLastTransitionTime(ZonedDateTime.now(ZoneOffset.UTC).withNano(0).toString())
+                .build();
+    }
+
+    private void released(String name) {
+        String c = containers.remove(name);
+        if (c != null) {
+            docker("rm", "-f", c);
+        }
+        client.resources(Crd.Sandbox.class).inNamespace(NAMESPACE).withName(name).delete();
+    }
+
+    /** {@code docker run} of the template's agent container, as the kubelet would run it (the parts that matter). */
+    private List<String> runArgs(String name, Crd.TemplateSpec t) {
+        Container c = t.podTemplate().spec().getContainers().get(0);
+        var sc = t.podTemplate().spec().getSecurityContext();
+        List<String> a = new ArrayList<>(List.of("run", "-d", "--name", name, "--label", LABEL, "--network", NETWORK,
+                "--read-only", "--cap-drop", "ALL", "--security-opt", "no-new-privileges", "--user",
+                sc.getRunAsUser() + ":" + sc.getRunAsGroup(), "--workdir", c.getWorkingDir(),
+                "--log-driver", "none", "--stop-signal", "SIGKILL"));
+        Map<String, Quantity> limits = c.getResources().getLimits();
+        if (limits.containsKey("memory")) {
+            long m = Quantity.getAmountInBytes(limits.get("memory")).longValue();
+            a.addAll(List.of("--memory", Long.toString(m), "--memory-swap", Long.toString(m)));
+        }
+        if (limits.containsKey("cpu")) {
+            a.addAll(List.of("--cpus", limits.get("cpu").getNumericalAmount().toPlainString()));
+        }
+        for (EnvVar e : c.getEnv()) {
+            String v = e.getValueFrom() != null ? keyHex : e.getValue(); // the one secretKeyRef: the pool's key
+            a.addAll(List.of("-e", e.getName() + "=" + v));
+        }
+        Map<String, Volume> volumes = new HashMap<>();
+        t.podTemplate().spec().getVolumes().forEach(v -> volumes.put(v.getName(), v));
+        for (VolumeMount m : c.getVolumeMounts()) {
+            Volume v = volumes.get(m.getName());
+            if (m.getMountPath().equals(KubernetesHost.AGENT_DIR)) {
+                a.addAll(List.of("-v", bin + ":" + m.getMountPath() + ":ro")); // what the init container copies
+                continue;
+            }
+            long size = v.getEmptyDir().getSizeLimit() == null ? 0
+                    : Quantity.getAmountInBytes(v.getEmptyDir().getSizeLimit()).longValue();
+            a.addAll(List.of("--tmpfs", m.getMountPath() + ":rw,nosuid,nodev,mode=" + (m.getMountPath()
+                    .equals("/tmp") ? "1777" : "0755,uid=" + sc.getRunAsUser() + ",gid=" + sc.getRunAsGroup())
+                    + (size > 0 ? ",size=" + size : "")));
+        }
+        a.addAll(List.of("--entrypoint", c.getCommand().get(0), IMAGE));
+        a.addAll(c.getArgs());
+        return a;
+    }
+
+    /** Runs docker with {@code args}: its stdout, or empty when it failed. */
+    static java.util.Optional<String> docker(String... args) {
+        return docker(List.of(args));
+    }
+
+    static java.util.Optional<String> docker(List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("docker");
+        cmd.addAll(args);
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(false).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                if (!args.get(0).equals("inspect") && !(args.size() > 1 && args.get(1).equals("inspect"))) {
+                    System.err.println("k8s-sim: docker " + String.join(" ", args) + ": " + err.strip());
+                }
+                return java.util.Optional.empty();
+            }
+            return java.util.Optional.of(out);
+        } catch (IOException e) {
+            return java.util.Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.Optional.empty();
+        }
+    }
+
+    /** The simulator's containers that are still there (by label). */
+    static List<String> leftoverContainers() {
+        String out = docker("ps", "-aq", "--filter", "label=" + LABEL).orElse("");
+        return out.isBlank() ? List.of() : List.of(out.strip().split("\\s+"));
+    }
+
+    @Override
+    public void close() {
+        watch.close();
+        replicas = 0;
+        for (String c : new ArrayList<>(containers.values())) {
+            docker("rm", "-f", c);
+        }
+        for (String[] pod : warm) {
+            docker("rm", "-f", pod[0]);
+        }
+        work.shutdownNow();
+        docker("network", "rm", NETWORK); // fails, harmlessly, while a container of another run is on it
+        client.close();
+        server.destroy();
+        try (var s = Files.list(bin)) {
+            for (Path p : s.toList()) {
+                Files.delete(p);
+            }
+            Files.delete(bin);
+        } catch (IOException ignored) {
+            // a temp dir
+        }
+    }
+}
