@@ -7,6 +7,7 @@ import dev.langchain4j.model.chat.request.json.JsonArraySchema;
 import dev.langchain4j.model.chat.request.json.JsonBooleanSchema;
 import dev.langchain4j.model.chat.request.json.JsonEnumSchema;
 import dev.langchain4j.model.chat.request.json.JsonIntegerSchema;
+import dev.langchain4j.model.chat.request.json.JsonNumberSchema;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchemaElement;
 import dev.langchain4j.model.chat.request.json.JsonStringSchema;
@@ -85,6 +86,7 @@ public class SandboxToolProvider implements ToolProvider {
         return switch (p.type()) {
             case STRING -> JsonStringSchema.builder().description(d).build();
             case INTEGER -> JsonIntegerSchema.builder().description(d).build();
+            case NUMBER -> JsonNumberSchema.builder().description(d).build();
             case BOOLEAN -> JsonBooleanSchema.builder().description(d).build();
             case STRING_ARRAY -> JsonArraySchema.builder().description(d).items(new JsonStringSchema()).build();
             case INTEGER_ARRAY -> JsonArraySchema.builder().description(d).items(new JsonIntegerSchema()).build();

@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An MCP server over stdio exposing the sandbox tools ({@code bash}, {@code view}, {@code str_replace}, ...) plus
+ * An MCP server over stdio (or, with {@code --http PORT}, over Streamable HTTP: {@link SandboxMcpHttpServer}) exposing the sandbox tools ({@code bash}, {@code view}, {@code str_replace}, ...) plus
  * {@code create_sandbox} and {@code kill_sandbox}. Every tool takes an optional {@code sandbox_id}; without it the
  * call goes to one default sandbox the server opens on first use. Idle sandboxes are closed; a cap on open
  * sandboxes refuses politely.
@@ -47,8 +47,11 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * <p>{@code --tools} chooses a published tool surface ({@link dev.sandbox4j.tools.ToolProfile}): with any profile
- * but {@code default} the server offers exactly that profile's tools, without {@code sandbox_id},
- * {@code create_sandbox} or {@code kill_sandbox}, and every call goes to the one default sandbox.
+ * but {@code default} and {@code agentbay} the server offers exactly that profile's tools, without
+ * {@code sandbox_id}, {@code create_sandbox} or {@code kill_sandbox}, and every call goes to the one default sandbox;
+ * {@code agentbay} adds its document's system tools ({@code create_sandbox}, {@code kill_sandbox}, and
+ * {@code sandbox_id}, required by {@code shell}); {@code execute-code} runs each call in a fresh sandbox unless
+ * {@code --keep-state}.
  *
  * <p>Stdout is the protocol channel; logs go to stderr.
  */
@@ -58,6 +61,7 @@ public final class SandboxMcpServer implements AutoCloseable {
 
     private final ToolConfig config;
     private final SandboxPool pool;
+    private final McpTools tools;
     private McpSyncServer server;
     private CancellingInput calls;
 
@@ -68,29 +72,43 @@ public final class SandboxMcpServer implements AutoCloseable {
      * @param idle         how long an unused sandbox stays open
      */
     public SandboxMcpServer(Supplier<Sandbox> opener, ToolConfig config, int maxSandboxes, Duration idle) {
+        this(opener, config, maxSandboxes, idle, false);
+    }
+
+    /**
+     * @param keepState the {@code execute-code} profile runs every call in one sandbox (its state kept) instead of a
+     *                  fresh sandbox per call
+     */
+    public SandboxMcpServer(Supplier<Sandbox> opener, ToolConfig config, int maxSandboxes, Duration idle,
+                            boolean keepState) {
         this.config = Objects.requireNonNull(config, "config");
         if (maxSandboxes < 1) {
             throw new IllegalArgumentException("maxSandboxes must be >= 1");
         }
         this.pool = new SandboxPool(opener, maxSandboxes, idle);
+        this.tools = new McpTools(config, opener, keepState, exchange -> pool, new McpTools.Gate() {
+            @Override
+            public ToolResult begin(McpSyncServerExchange exchange, McpSchema.CallToolRequest request) {
+                return calls.begin(requestId(request)) ? null
+                        : ToolResult.error(ErrorKind.INTERRUPTED, request.name() + " was cancelled before it started");
+            }
+
+            @Override
+            public void end(McpSyncServerExchange exchange, McpSchema.CallToolRequest request) {
+                calls.end(requestId(request));
+            }
+        });
     }
 
     /** Starts serving MCP over the given streams (stdin/stdout for a real server); returns at once. */
     public synchronized void serve(InputStream in, OutputStream out) {
         var mapper = new JacksonMcpJsonMapper(new ObjectMapper());
-        boolean multi = multiSandbox();
-        List<String> names = new ArrayList<>();
-        SandboxTools.specs(config).forEach(t -> names.add(t.name()));
-        if (multi) {
-            names.addAll(List.of("create_sandbox", "kill_sandbox"));
-        }
+        List<String> names = tools.names();
         calls = new CancellingInput(in, new java.util.HashSet<>(names));
         var transport = new StdioServerTransportProvider(mapper, calls, out);
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", VERSION)
-                .instructions(multi ? "Tools to run commands and code and edit files in an isolated sandbox. Calls"
-                        + " go to one default sandbox unless you pass sandbox_id (from create_sandbox)."
-                        : "Tools to run commands and code and edit files in an isolated sandbox.")
+                .instructions(tools.instructions())
                 .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
                 .validateToolInputs(false)
                 .addToolFilter((context, tool) -> !tool.name().equals(CancellingInput.UNKNOWN_TOOL));
@@ -100,34 +118,7 @@ public final class SandboxMcpServer implements AutoCloseable {
                 (exchange, request) -> {
                     throw unknownTool(request, names);
                 });
-        for (ToolSpec tool : SandboxTools.specs(config)) {
-            spec.toolCall(McpSchema.Tool.builder().name(tool.name()).title(tool.title())
-                    .description(tool.description())
-                    .inputSchema(multi ? withSandboxId(tool.inputSchema()) : tool.inputSchema())
-                    .outputSchema(tool.outputSchema())
-                    .annotations(annotations(tool.readOnly(), tool.hints().destructive(), tool.hints().idempotent(),
-                            tool.hints().openWorld()))
-                    .build(),
-                    (exchange, request) -> callTool(tool.name(), exchange, request));
-        }
-        if (!multi) {
-            server = spec.build();
-            return;
-        }
-        spec.toolCall(McpSchema.Tool.builder().name("create_sandbox").title("Create sandbox")
-                        .description("Open a new, empty sandbox (settings from the server's configuration) and"
-                                + " return its sandbox_id; pass it to other tools to work in it. Sandboxes idle"
-                                + " for long are closed; kill_sandbox closes one now.")
-                        .inputSchema(strict(Map.of(), List.of()))
-                        .outputSchema(resultSchema(Map.of("sandbox_id", "string", "backend", "string")))
-                        .annotations(annotations(false, false, false, false)).build(),
-                (exchange, request) -> createSandbox(request));
-        spec.toolCall(McpSchema.Tool.builder().name("kill_sandbox").title("Kill sandbox")
-                        .description("Close a sandbox now: kill its processes and delete its files.")
-                        .inputSchema(withSandboxId(strict(Map.of(), List.of("sandbox_id"))))
-                        .outputSchema(resultSchema(Map.of("sandbox_id", "string", "killed", "boolean")))
-                        .annotations(annotations(false, true, true, false)).build(),
-                (exchange, request) -> killSandbox(request));
+        tools.register(spec);
         server = spec.build();
     }
 
@@ -144,152 +135,9 @@ public final class SandboxMcpServer implements AutoCloseable {
         return McpError.builder(McpSchema.ErrorCodes.INVALID_PARAMS).message(message).data(message).build();
     }
 
-    /** Whether calls may name a sandbox: only the default profile adds sandbox_id and the two MCP-only tools. */
-    private boolean multiSandbox() {
-        return config.profile() == ToolProfile.DEFAULT;
-    }
-
-    private static McpSchema.ToolAnnotations annotations(boolean readOnly, boolean destructive, boolean idempotent,
-                                                         boolean openWorld) {
-        return new McpSchema.ToolAnnotations(null, readOnly, !readOnly && destructive, idempotent, openWorld, null);
-    }
-
-    private static Map<String, Object> strict(Map<String, Object> properties, List<String> required) {
-        Map<String, Object> schema = new LinkedHashMap<>();
-        schema.put("type", "object");
-        schema.put("properties", properties);
-        schema.put("required", required);
-        schema.put("additionalProperties", false);
-        return schema;
-    }
-
-    /** The result schema of the two MCP-only tools: {@code success}, their fields, and the error fields. */
-    private static Map<String, Object> resultSchema(Map<String, String> fields) {
-        return new ToolSpec("result", "result", List.of(), dev.sandbox4j.tools.Capability.READ_FILES,
-                new ToolSpec.Hints(false, true, false), fields).outputSchema();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> withSandboxId(Map<String, Object> schema) {
-        Map<String, Object> copy = new LinkedHashMap<>(schema);
-        Map<String, Object> props = new LinkedHashMap<>((Map<String, Object>) schema.get("properties"));
-        props.put("sandbox_id", Map.of("type", "string", "description",
-                "Sandbox to use, from create_sandbox; omit for the default sandbox"));
-        copy.put("properties", props);
-        return copy;
-    }
-
-    /** The result as text (the JSON a model reads) and as {@code structuredContent} (the same object). */
-    private static McpSchema.CallToolResult toMcp(ToolResult r) {
-        var b = McpSchema.CallToolResult.builder().addTextContent(r.toJson()).isError(!r.success())
-                .structuredContent(r.fields());
-        for (ToolResult.Image image : r.images()) {
-            b.addContent(new McpSchema.ImageContent(null, image.base64(), image.mimeType()));
-        }
-        return b.build();
-    }
-
     private static String requestId(McpSchema.CallToolRequest request) {
         Object id = request.meta() == null ? null : request.meta().get(CancellingInput.REQUEST_ID);
         return id == null ? null : id.toString();
-    }
-
-    private McpSchema.CallToolResult callTool(String name, McpSyncServerExchange exchange,
-                                              McpSchema.CallToolRequest request) {
-        String requestId = requestId(request);
-        if (!calls.begin(requestId)) {
-            return toMcp(ToolResult.error(ErrorKind.INTERRUPTED, name + " was cancelled before it started"));
-        }
-        try {
-            return runTool(name, exchange, request);
-        } finally {
-            calls.end(requestId);
-        }
-    }
-
-    private McpSchema.CallToolResult runTool(String name, McpSyncServerExchange exchange,
-                                             McpSchema.CallToolRequest request) {
-        Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
-        Object id = multiSandbox() ? args.get("sandbox_id") : null;
-        try {
-            if (id != null && !(id instanceof String)) {
-                return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "sandbox_id must be a string"));
-            }
-            Sandbox sandbox = pool.get((String) id);
-            Map<String, Object> rest = new LinkedHashMap<>(args);
-            if (multiSandbox()) {
-                rest.remove("sandbox_id");
-            }
-            ToolProgress progress = null;
-            Object token = request.meta() == null ? null : request.meta().get("progressToken");
-            if (token != null) {
-                progress = (elapsedMillis, message) -> exchange.progressNotification(
-                        new McpSchema.ProgressNotification(token, elapsedMillis / 1000.0, null, message));
-            }
-            ToolResult r = new SandboxTools(sandbox, config).call(name, rest, progress);
-            return toMcp(r);
-        } catch (SandboxException e) {
-            return toMcp(ToolResult.error(e));
-        } catch (RuntimeException e) {
-            LOG.warn("tool {} failed", name, e);
-            return toMcp(ToolResult.error(ErrorKind.INTERNAL, name + " failed unexpectedly ("
-                    + e.getClass().getSimpleName() + ")"));
-        }
-    }
-
-    private McpSchema.CallToolResult createSandbox(McpSchema.CallToolRequest request) {
-        if (request.arguments() != null && !request.arguments().isEmpty()) {
-            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "create_sandbox takes no arguments, got "
-                    + String.join(", ", request.arguments().keySet())));
-        }
-        try {
-            Sandbox s = pool.create();
-            Map<String, Object> f = new LinkedHashMap<>();
-            f.put("success", true);
-            f.put("sandbox_id", s.id());
-            f.put("backend", s.info().backend());
-            return ok(f);
-        } catch (SandboxException e) {
-            return toMcp(ToolResult.error(e));
-        } catch (RuntimeException e) {
-            LOG.warn("create_sandbox failed", e);
-            return toMcp(ToolResult.error(ErrorKind.INTERNAL, "could not open a sandbox ("
-                    + e.getClass().getSimpleName() + ")"));
-        }
-    }
-
-    private McpSchema.CallToolResult killSandbox(McpSchema.CallToolRequest request) {
-        Map<String, Object> args = request.arguments() == null ? Map.of() : request.arguments();
-        List<String> unknown = args.keySet().stream().filter(k -> !k.equals("sandbox_id")).sorted().toList();
-        if (!unknown.isEmpty()) {
-            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "unknown argument(s) " + unknown
-                    + " for kill_sandbox; it takes: sandbox_id"));
-        }
-        Object id = args.get("sandbox_id");
-        if (!(id instanceof String s) || s.isBlank()) {
-            return toMcp(ToolResult.error(ErrorKind.INVALID_ARGUMENT, "kill_sandbox needs sandbox_id"));
-        }
-        if (!pool.kill(s)) {
-            return toMcp(ToolResult.error(ErrorKind.NOT_FOUND, "no open sandbox '" + s + "'; open: " + pool.ids()));
-        }
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("success", true);
-        f.put("sandbox_id", s);
-        f.put("killed", true);
-        return ok(f);
-    }
-
-    private static McpSchema.CallToolResult ok(Map<String, Object> f) {
-        return McpSchema.CallToolResult.builder().addTextContent(json(f)).structuredContent(f).isError(false)
-                .build();
-    }
-
-    private static String json(Map<String, Object> f) {
-        try {
-            return new ObjectMapper().writeValueAsString(f);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override
@@ -301,6 +149,7 @@ public final class SandboxMcpServer implements AutoCloseable {
                 LOG.debug("close: {}", e.toString());
             }
         }
+        tools.close();
         pool.close();
     }
 
@@ -315,6 +164,13 @@ public final class SandboxMcpServer implements AutoCloseable {
         Duration idle = Duration.ofMinutes(30);
         Duration maxTimeout;
         Duration heartbeat;
+        Integer http;
+        String host = "127.0.0.1";
+        String tokenFile;
+        boolean keepState;
+        boolean dotless;
+        int maxClients = 64;
+        int maxCalls = 8;
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -331,6 +187,13 @@ public final class SandboxMcpServer implements AutoCloseable {
                     case "--max-timeout" -> o.maxTimeout = Duration.ofSeconds(Long.parseLong(value(args, ++i, a)));
                     case "--heartbeat-seconds" -> o.heartbeat = Duration.ofSeconds(Long.parseLong(value(args, ++i,
                             a)));
+                    case "--http" -> o.http = Integer.parseInt(value(args, ++i, a));
+                    case "--host" -> o.host = value(args, ++i, a);
+                    case "--token-file" -> o.tokenFile = value(args, ++i, a);
+                    case "--keep-state" -> o.keepState = true;
+                    case "--dotless-names" -> o.dotless = true;
+                    case "--max-clients" -> o.maxClients = Integer.parseInt(value(args, ++i, a));
+                    case "--max-calls" -> o.maxCalls = Integer.parseInt(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
                 }
             }
@@ -346,7 +209,7 @@ public final class SandboxMcpServer implements AutoCloseable {
 
         ToolConfig toolConfig() {
             ToolConfig.Builder b = ToolConfig.builder().profile(tools == null ? "default" : tools)
-                    .readOnly(readOnly)
+                    .readOnly(readOnly).dotlessNames(dotless)
                     .disable(disabled.stream().map(String::trim).filter(s -> !s.isEmpty()).toArray(String[]::new));
             if (maxTimeout != null) {
                 b.maxTimeout(maxTimeout);
@@ -367,7 +230,35 @@ public final class SandboxMcpServer implements AutoCloseable {
     static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory]"
             + " [--tools default|agentbay|coding|execute-code|spacebot|aio] [--read-only]"
             + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
-            + " [--heartbeat-seconds N]";
+            + " [--heartbeat-seconds N] [--keep-state] [--dotless-names]"
+            + " [--http PORT [--host ADDRESS] [--token-file FILE] [--max-clients N] [--max-calls N]]"
+            + " (over HTTP the bearer token comes from --token-file or SANDBOX4J_MCP_TOKEN; required unless the"
+            + " host is a loopback address)";
+
+    /** The bearer token for --http: the first line of --token-file, else SANDBOX4J_MCP_TOKEN, else none. */
+    static String token(Options o) throws IOException {
+        if (o.tokenFile != null) {
+            String t = java.nio.file.Files.readString(java.nio.file.Path.of(o.tokenFile)).strip();
+            return t.isEmpty() ? null : t;
+        }
+        String env = System.getenv("SANDBOX4J_MCP_TOKEN");
+        return env == null || env.isBlank() ? null : env.strip();
+    }
+
+    /** Serves MCP over Streamable HTTP until the process is stopped (SIGTERM closes every sandbox). */
+    static void serveHttp(Options o, ToolConfig config) throws Exception {
+        SandboxMcpHttpServer server = SandboxMcpHttpServer.builder(o.opener(), config).host(o.host).port(o.http)
+                .bearerToken(token(o)).maxSandboxesPerClient(o.maxSandboxes).idleTimeout(o.idle)
+                .maxClients(o.maxClients).maxConcurrentCallsPerClient(o.maxCalls).keepState(o.keepState).build();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "sandbox-mcp-shutdown"));
+        server.start();
+        System.err.println("sandbox4j MCP server listening on " + server.endpoint());
+        stopped.await();
+    }
 
     /** Runs the server on stdin/stdout until stdin closes. */
     public static void main(String[] args) throws InterruptedException {
@@ -379,6 +270,18 @@ public final class SandboxMcpServer implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
+            return;
+        }
+        if (o.http != null) {
+            try {
+                serveHttp(o, config);
+            } catch (IllegalArgumentException | IllegalStateException | IOException e) {
+                System.err.println(e.getMessage());
+                System.exit(2);
+            } catch (Exception e) {
+                System.err.println("sandbox4j MCP server failed: " + e);
+                System.exit(1);
+            }
             return;
         }
         CountDownLatch eof = new CountDownLatch(1);
@@ -403,7 +306,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         };
         OutputStream out = System.out;
         System.setOut(System.err); // nothing else may write to the protocol channel
-        SandboxMcpServer server = new SandboxMcpServer(o.opener(), config, o.maxSandboxes, o.idle);
+        SandboxMcpServer server = new SandboxMcpServer(o.opener(), config, o.maxSandboxes, o.idle, o.keepState);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sandbox-mcp-shutdown"));
         server.serve(in, out);
         LOG.info("sandbox4j MCP server ready (backend {}, tools {}, read-only {})",

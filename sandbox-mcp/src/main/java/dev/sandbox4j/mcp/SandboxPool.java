@@ -37,9 +37,18 @@ final class SandboxPool implements AutoCloseable {
     private String defaultId;
 
     SandboxPool(Supplier<Sandbox> opener, int max, Duration idle) {
+        this(opener, max, idle, true);
+    }
+
+    /** @param ownSweeper sweep idle sandboxes on a thread of its own; false where the owner calls {@link #sweep} */
+    SandboxPool(Supplier<Sandbox> opener, int max, Duration idle, boolean ownSweeper) {
         this.opener = opener;
         this.max = max;
         this.idle = idle;
+        if (!ownSweeper) {
+            this.sweeper = null;
+            return;
+        }
         this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sandbox-mcp-idle");
             t.setDaemon(true);
@@ -47,6 +56,11 @@ final class SandboxPool implements AutoCloseable {
         });
         long every = Math.max(50, Math.min(idle.toMillis() / 4, 30_000));
         sweeper.scheduleWithFixedDelay(this::sweep, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** How many sandboxes are open. */
+    synchronized int size() {
+        return open.size();
     }
 
     /** The sandbox for a call: the named one, or the default (opened now if needed). */
@@ -138,7 +152,9 @@ final class SandboxPool implements AutoCloseable {
 
     @Override
     public void close() {
-        sweeper.shutdownNow();
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
         List<Entry> all;
         synchronized (this) {
             all = new ArrayList<>(open.values());

@@ -68,7 +68,14 @@ final class Args {
                 throw new ArgException("argument '" + p.name() + "' of " + tool + " must be one of "
                         + String.join(", ", p.values()) + ", got " + describe(v));
             }
-            if (p.minimum() != null || p.maximum() != null) {
+            if ((p.minimum() != null || p.maximum() != null) && v instanceof List<?> items) {
+                if ((p.minimum() != null && items.size() < p.minimum())
+                        || (p.maximum() != null && items.size() > p.maximum())) {
+                    throw new ArgException("argument '" + p.name() + "' of " + tool + " must have "
+                            + (p.maximum() == null ? "at least " + p.minimum() : "between " + p.minimum() + " and "
+                            + p.maximum()) + " items, got " + items.size());
+                }
+            } else if (p.minimum() != null || p.maximum() != null) {
                 long n = integer(p.name(), v);
                 if ((p.minimum() != null && n < p.minimum()) || (p.maximum() != null && n > p.maximum())) {
                     throw new ArgException("argument '" + p.name() + "' of " + tool + " must be between "
@@ -87,6 +94,7 @@ final class Args {
                 }
             }
             case INTEGER -> integer(name, v);
+            case NUMBER -> number(name, v);
             case BOOLEAN -> {
                 if (!(v instanceof Boolean)) {
                     throw wrong(name, "a boolean (true or false)", v);
@@ -208,6 +216,24 @@ final class Args {
             throw new ArgException("argument '" + name + "' of " + tool + " must not be empty");
         }
         return s;
+    }
+
+    /** A JSON number (finite), for parameters a surface declares as {@code number}. */
+    private double number(String name, Object v) {
+        if (!(v instanceof Number n) || v instanceof Boolean) {
+            throw wrong(name, "a number", v);
+        }
+        double d = n.doubleValue();
+        if (!Double.isFinite(d)) {
+            throw wrong(name, "a finite number", v);
+        }
+        return d;
+    }
+
+    /** An optional {@code number} argument, or null. */
+    Double optDouble(String name) {
+        Object v = map.get(name);
+        return v == null ? null : number(name, v);
     }
 
     Long optLong(String name) {

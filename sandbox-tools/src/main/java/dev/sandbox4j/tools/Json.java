@@ -286,6 +286,40 @@ final class Json {
         return sb.toString();
     }
 
+    /** JSON with 2-space indentation, as JavaScript's {@code JSON.stringify(value, null, 2)} writes it. */
+    static String writePretty(Object value) {
+        StringBuilder sb = new StringBuilder();
+        pretty(sb, value, "");
+        return sb.toString();
+    }
+
+    private static void pretty(StringBuilder sb, Object value, String indent) {
+        String inner = indent + "  ";
+        if (value instanceof Map<?, ?> map && !map.isEmpty()) {
+            sb.append("{\n");
+            Iterator<? extends Map.Entry<?, ?>> it = map.entrySet().iterator();
+            while (it.hasNext()) {
+                Map.Entry<?, ?> e = it.next();
+                sb.append(inner);
+                string(sb, String.valueOf(e.getKey()));
+                sb.append(": ");
+                pretty(sb, e.getValue(), inner);
+                sb.append(it.hasNext() ? ",\n" : "\n");
+            }
+            sb.append(indent).append('}');
+        } else if (value instanceof List<?> list && !list.isEmpty()) {
+            sb.append("[\n");
+            for (int i = 0; i < list.size(); i++) {
+                sb.append(inner);
+                pretty(sb, list.get(i), inner);
+                sb.append(i + 1 < list.size() ? ",\n" : "\n");
+            }
+            sb.append(indent).append(']');
+        } else {
+            write(sb, value);
+        }
+    }
+
     private static void write(StringBuilder sb, Object value) {
         if (value == null) {
             sb.append("null");

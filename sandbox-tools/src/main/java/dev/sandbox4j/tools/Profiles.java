@@ -55,7 +55,9 @@ final class Profiles {
         }
         return switch (tool) {
             case "shell" -> Capability.RUN_COMMANDS;
-            case "run_code" -> Capability.RUN_CODE;
+            case "run_code", EXECUTE_CODE_NAME -> Capability.RUN_CODE;
+            case "read_text_file", "read_media_file", "list_directory_with_sizes", "directory_tree",
+                    "list_allowed_directories" -> Capability.READ_FILES;
             // Spacebot's file tool writes as well as reads: it goes whenever writing is off
             case "file", "file_write", "file_replace" -> Capability.WRITE_FILES;
             case "file_read", "file_search", "file_find", "file_grep", "file_glob", "file_list", "file_download" ->
@@ -73,6 +75,9 @@ final class Profiles {
         return names;
     }
 
+    /** execute-code's published invocation name ({@link ToolConfig#dotlessNames()} offers it as execute_code). */
+    static final String EXECUTE_CODE_NAME = "code_execution_sandbox.execute_code";
+
     static final List<String> EXECUTE_CODE_ERRORS = List.of("UNSUPPORTED_LANGUAGE", "SANDBOX_SETUP_FAILED",
             "EXECUTION_TIMEOUT", "RUNTIME_ERROR");
 
@@ -85,6 +90,18 @@ final class Profiles {
         switch (profile) {
             case DEFAULT -> base.values().forEach(s -> out.add(same(s)));
             case AGENTBAY -> {
+                out.add(new Tool(spec("run_code", "Run python or javascript code in the sandbox and return what"
+                        + " it printed (result), stdout, stderr, exit_code and status (completed, timeout,"
+                        + " error_runtime, error_setup). timeout_s is in seconds (default 300, at most "
+                        + c.maxTimeout().toSeconds() + ").",
+                        List.of(req("code", STRING, "Code to execute"),
+                                opt("language", STRING, "The programming language to use for code execution."
+                                        + " Supported values: 'python', 'javascript'. If not specified, Python will"
+                                        + " be used by default."),
+                                opt("timeout_s", INTEGER, "Command execution timeout (unit: seconds). Default 300,"
+                                        + " maximum " + c.maxTimeout().toSeconds() + " seconds").withDefault(300)),
+                        fields("result", "string", "stdout", "string", "stderr", "string", "exit_code", "integer",
+                                "status", "string")), Profiles::agentbayRunCode));
                 out.add(new Tool(spec("shell", "Run a shell command (/bin/sh -c) in the sandbox and return its"
                         + " output, stdout, stderr and exit_code. timeout_ms is in milliseconds (default 1000);"
                         + " the whole process tree is killed when it expires. Each stream keeps its first and last "
@@ -96,27 +113,18 @@ final class Profiles {
                                 opt("envs", STRING_MAP, "Extra environment variables for this command")),
                         fields("output", "string", "stdout", "string", "stderr", "string", "exit_code", "integer",
                                 "status", "string")), Profiles::agentbayShell));
-                out.add(new Tool(spec("run_code", "Run python or javascript code in the sandbox and return what"
-                        + " it printed (result), stdout, stderr, exit_code and status (completed, timeout,"
-                        + " error_runtime, error_setup). timeout_s is in seconds (default 300).",
-                        List.of(req("code", STRING, "The source code to run"),
-                                req("language", STRING, "python or javascript").withValues("python", "javascript"),
-                                opt("timeout_s", INTEGER, "Timeout in seconds").withDefault(300)),
-                        fields("result", "string", "stdout", "string", "stderr", "string", "exit_code", "integer",
-                                "status", "string")), Profiles::agentbayRunCode));
-                for (String name : List.of("create_directory", "edit_file", "get_file_info", "read_file",
-                        "read_multiple_files", "list_directory", "move_file", "search_files", "write_file")) {
-                    out.add(same(base.get(name)));
-                }
+                agentbayFiles(base, out);
             }
             case CODING -> {
                 ToolSpec bash = base.get("bash");
                 List<ToolParam> params = new ArrayList<>();
                 params.add(bash.param("command"));
-                params.add(opt("description", STRING, "What the command does, in a few words (for the"
-                        + " transcript; not run)"));
+                params.add(req("description", STRING, "One-line description of what the command does (for logs"
+                        + " and the transcript; not run)"));
                 params.add(bash.param("cwd"));
-                params.add(bash.param("timeout").withDefault(c.defaultTimeout().toSeconds()));
+                params.add(new ToolParam("timeout", ToolParam.Type.NUMBER, "Timeout in seconds, fractions allowed"
+                        + " (default " + c.defaultTimeout().toSeconds() + ", at most " + c.maxTimeout().toSeconds()
+                        + ")", false).withDefault(c.defaultTimeout().toSeconds()));
                 out.add(new Tool(bash.reshaped("bash", bash.description() + " A call that runs long reports a"
                         + " heartbeat every " + c.heartbeatInterval().toSeconds() + " s.", params, bash.output(),
                         List.of(), Map.of()), Profiles::codingBash));
@@ -132,10 +140,12 @@ final class Profiles {
                         "status", "string", "duration_ms", "integer");
                 Map<String, String> errorFields = new LinkedHashMap<>(result);
                 errorFields.put("supported_languages", "array");
-                out.add(new Tool(ec.reshaped("execute_code", ec.description() + " A run that does not complete"
+                String name = c.dotlessNames() ? "execute_code" : EXECUTE_CODE_NAME;
+                out.add(new Tool(ec.reshaped(name, ec.description() + " A run that does not complete"
                         + " fails with error_type EXECUTION_TIMEOUT, RUNTIME_ERROR or SANDBOX_SETUP_FAILED and"
                         + " still carries its output; an unknown language fails with UNSUPPORTED_LANGUAGE.",
-                        params, result, EXECUTE_CODE_ERRORS, errorFields), same(ec).handler()));
+                        params, result, EXECUTE_CODE_ERRORS, errorFields)
+                        .withPublishedOutputSchema(executeCodeOutput()), same(ec).handler()));
             }
             case SPACEBOT -> {
                 Map<String, String> result = fields("exit_code", "integer", "stdout", "string", "stderr", "string",
@@ -158,8 +168,8 @@ final class Profiles {
                                 opt("content", STRING, "The text to write (operation write)"),
                                 opt("create_dirs", BOOLEAN, "Create missing parent directories on write")
                                         .withDefault(true)),
-                        fields("path", "string", "content", "string", "entries", "array", "bytes_written",
-                                "integer")), Profiles::spacebotFile));
+                        fields("operation", "string", "path", "string", "content", "string", "entries", "array",
+                                "bytes_written", "integer"), fields("error", "string")), Profiles::spacebotFile));
                 out.add(new Tool(spec("exec", "Run one program with an argument list, without a shell, with"
                         + " optional environment variables as [{key, value}]. Variables that hijack the loader or"
                         + " an interpreter (" + String.join(", ", c.blockedEnv()) + ") are refused. timeout is"
@@ -173,6 +183,7 @@ final class Profiles {
                         result), Profiles::spacebotExec));
             }
             case AIO -> aio(c, out);
+            case FILESYSTEM -> FilesystemTools.add(out, c);
             default -> throw new IllegalStateException(profile.name());
         }
         return out;
@@ -215,6 +226,57 @@ final class Profiles {
     private static Tool same(ToolSpec spec) {
         String name = spec.name();
         return new Tool(spec, (t, a, p) -> t.dispatch(name, a, p));
+    }
+
+    /** A default tool with some parameters replaced (same name) to match a published schema. */
+    private static Tool retyped(ToolSpec spec, ToolParam... replacements) {
+        List<ToolParam> params = new ArrayList<>();
+        for (ToolParam p : spec.params()) {
+            ToolParam r = p;
+            for (ToolParam q : replacements) {
+                if (q.name().equals(p.name())) {
+                    r = q;
+                }
+            }
+            params.add(r);
+        }
+        return same(spec.reshaped(spec.name(), spec.description(), params, spec.output(), spec.errorCodes(),
+                spec.errorFields()));
+    }
+
+    /** AgentBay's file tools: the default ones with the defaults, bounds and required flags its list declares. */
+    private static void agentbayFiles(Map<String, ToolSpec> base, List<Tool> out) {
+        out.add(same(base.get("create_directory")));
+        out.add(retyped(base.get("edit_file"), base.get("edit_file").param("dryRun").withDefault(false)));
+        out.add(same(base.get("get_file_info")));
+        ToolSpec read = base.get("read_file");
+        out.add(retyped(read, read.param("offset").withDefault(0).withMinimum(0),
+                read.param("length").withMinimum(0)));
+        out.add(same(base.get("read_multiple_files")));
+        out.add(retyped(base.get("list_directory"), new ToolParam("path", STRING, "Directory path to list"
+                + " (relative to the workspace, or absolute under /workspace)", true)));
+        out.add(same(base.get("move_file")));
+        out.add(retyped(base.get("search_files"), base.get("search_files").param("excludePatterns")
+                .withDefault(List.of())));
+        out.add(retyped(base.get("write_file"), base.get("write_file").param("mode").withDefault("overwrite")));
+    }
+
+    /** execute-code's published output schema (section 4 of its document). */
+    private static Map<String, Object> executeCodeOutput() {
+        Map<String, Object> props = new LinkedHashMap<>();
+        props.put("stdout", Map.of("type", "string"));
+        props.put("stderr", Map.of("type", "string"));
+        props.put("exit_code", Map.of("type", "integer"));
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("type", "string");
+        status.put("enum", List.of("completed", "timeout", "error_runtime", "error_setup"));
+        props.put("status", status);
+        props.put("duration_ms", Map.of("type", "integer"));
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("type", "object");
+        s.put("properties", props);
+        s.put("required", List.of("stdout", "stderr", "exit_code", "status", "duration_ms"));
+        return s;
     }
 
     /** Runs a default tool with these arguments. */
@@ -271,7 +333,13 @@ final class Profiles {
 
     private static ToolResult agentbayRunCode(SandboxTools t, Args a, ToolProgress p) {
         Map<String, Object> args = new LinkedHashMap<>();
-        args.put("language", a.text("language").toLowerCase(Locale.ROOT));
+        String language = a.optString("language", "python").trim().toLowerCase(Locale.ROOT);
+        language = language.isEmpty() ? "python" : language;
+        if (!language.equals("python") && !language.equals("javascript")) {
+            return ToolResult.error(ErrorKind.UNSUPPORTED_LANGUAGE, "run_code supports python, javascript; got '"
+                    + language + "'", Map.of("supported_languages", List.of("python", "javascript")));
+        }
+        args.put("language", language);
         args.put("code", a.string("code"));
         Long seconds = a.optLong("timeout_s");
         if (seconds != null && seconds <= 0) {
@@ -284,12 +352,28 @@ final class Profiles {
     // ------------------------------------------------------------------ coding
 
     private static ToolResult codingBash(SandboxTools t, Args a, ToolProgress p) {
-        Map<String, Object> args = new LinkedHashMap<>(a.map());
-        Object description = args.remove("description");
-        if (description != null && !(description instanceof String)) {
-            throw new Args.ArgException("argument 'description' of bash must be a string");
+        a.string("description"); // required, for the transcript only
+        String command = a.text("command");
+        Double seconds = a.optDouble("timeout");
+        SandboxTools.Timeout timeout;
+        if (seconds == null) {
+            timeout = new SandboxTools.Timeout(t.config().defaultTimeout(), null);
+        } else if (seconds <= 0) {
+            throw new Args.ArgException("argument 'timeout' of bash must be positive, got " + seconds);
+        } else {
+            Duration asked = Duration.ofMillis((long) Math.ceil(Math.min(seconds, 1e9) * 1000));
+            timeout = asked.compareTo(t.config().maxTimeout()) > 0
+                    ? new SandboxTools.Timeout(t.config().maxTimeout(), "timeout lowered to the maximum of "
+                            + t.config().maxTimeout().toSeconds() + " s")
+                    : new SandboxTools.Timeout(asked, null);
         }
-        return reuse(t, "bash", args, p);
+        ExecRequest request = ExecRequest.shell(command).withTimeout(timeout.duration())
+                .withOutputLimit(t.config().outputLimit());
+        String cwd = a.optString("cwd", null);
+        if (cwd != null && !cwd.isBlank()) {
+            request = request.withCwd(cwd);
+        }
+        return t.runCommand(request, Shaping.lastProgram(command), timeout, p);
     }
 
     // ------------------------------------------------------------------ spacebot
@@ -316,6 +400,7 @@ final class Profiles {
         String operation = a.text("operation").toLowerCase(Locale.ROOT);
         String path = a.string("path");
         Map<String, Object> f = new LinkedHashMap<>();
+        f.put("operation", operation);
         switch (operation) {
             case "read" -> {
                 FileInfo info = t.fs().stat(path);
@@ -764,10 +849,26 @@ final class Profiles {
             case EXECUTE_CODE -> {
                 return executeCodeResult(r);
             }
+            case SPACEBOT -> {
+                return spacebotResult(tool, r);
+            }
             default -> {
                 return r;
             }
         }
+    }
+
+    /**
+     * Spacebot's shapes: {@code file} results name their {@code operation}; a failure also carries {@code error}
+     * (its message), the field Spacebot's document gives for a failed operation.
+     */
+    private static ToolResult spacebotResult(String tool, ToolResult r) {
+        if (r.success()) {
+            return r;
+        }
+        Map<String, Object> f = new LinkedHashMap<>(r.fields());
+        f.put("error", r.get("message"));
+        return r.withFields(f);
     }
 
     private static ToolResult executeCodeResult(ToolResult r) {

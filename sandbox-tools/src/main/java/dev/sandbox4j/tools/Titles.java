@@ -46,7 +46,15 @@ final class Titles {
             Map.entry("file_grep", "Search file contents"),
             Map.entry("file_glob", "List files by glob"),
             Map.entry("file_list", "List directory"),
-            Map.entry("file_download", "Download file"));
+            Map.entry("file_download", "Download file"),
+            // execute-code's published name
+            Map.entry("code_execution_sandbox.execute_code", "Run code snippet"),
+            // filesystem (the reference MCP filesystem server's titles)
+            Map.entry("read_text_file", "Read Text File"),
+            Map.entry("read_media_file", "Read Media File"),
+            Map.entry("list_directory_with_sizes", "List Directory with Sizes"),
+            Map.entry("directory_tree", "Directory Tree"),
+            Map.entry("list_allowed_directories", "List Allowed Directories"));
 
     private Titles() {
     }

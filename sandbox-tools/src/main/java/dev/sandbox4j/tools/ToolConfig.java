@@ -37,11 +37,17 @@ public final class ToolConfig {
     private final Set<String> disabled;
     private final Set<Capability> disabledCapabilities;
     private final ToolProfile profile;
+    private final boolean dotlessNames;
+    private final Duration maxTimeoutAsked;
 
     private ToolConfig(Builder b) {
         this.profile = b.profile;
+        this.dotlessNames = b.dotlessNames;
         this.defaultTimeout = b.defaultTimeout;
-        this.maxTimeout = b.maxTimeout;
+        this.maxTimeoutAsked = b.maxTimeout;
+        // AgentBay's run_code publishes a maximum of 3600 s: its profile allows that much unless told otherwise
+        this.maxTimeout = b.maxTimeout != null ? b.maxTimeout
+                : b.profile == ToolProfile.AGENTBAY ? Duration.ofSeconds(3600) : Duration.ofSeconds(600);
         this.defaultCodeTimeout = b.defaultCodeTimeout;
         this.outputLimit = b.outputLimit;
         this.maxWriteChars = b.maxWriteChars;
@@ -76,7 +82,8 @@ public final class ToolConfig {
     public Builder toBuilder() {
         Builder b = new Builder();
         b.defaultTimeout = defaultTimeout;
-        b.maxTimeout = maxTimeout;
+        b.maxTimeout = maxTimeoutAsked;
+        b.dotlessNames = dotlessNames;
         b.defaultCodeTimeout = defaultCodeTimeout;
         b.outputLimit = outputLimit;
         b.maxWriteChars = maxWriteChars;
@@ -90,12 +97,21 @@ public final class ToolConfig {
         return b;
     }
 
+    /**
+     * Whether tool names avoid dots: execute-code's published {@code code_execution_sandbox.execute_code} is then
+     * offered as {@code execute_code}, for clients and model APIs whose tool names may not contain a dot.
+     */
+    public boolean dotlessNames() {
+        return dotlessNames;
+    }
+
     /** Timeout of {@code bash} and {@code exec} when the call gives none. */
     public Duration defaultTimeout() {
         return defaultTimeout;
     }
 
-    /** The longest timeout a call may ask for; longer requests are lowered to it. */
+    /** The longest timeout a call may ask for (600 s; 3600 s in the {@code agentbay} profile unless set); longer
+     * requests are lowered to it. */
     public Duration maxTimeout() {
         return maxTimeout;
     }
@@ -166,7 +182,8 @@ public final class ToolConfig {
     /** Builds a {@link ToolConfig}. */
     public static final class Builder {
         private Duration defaultTimeout = Duration.ofSeconds(120);
-        private Duration maxTimeout = Duration.ofSeconds(600);
+        private Duration maxTimeout;
+        private boolean dotlessNames;
         private Duration defaultCodeTimeout = Duration.ofMillis(5_000);
         private int outputLimit = 15_000;
         private int maxWriteChars = 10_000_000;
@@ -213,6 +230,12 @@ public final class ToolConfig {
 
         public Builder maxViewChars(int chars) {
             this.maxViewChars = positive(chars, "maxViewChars");
+            return this;
+        }
+
+        /** Offers tool names without dots ({@link ToolConfig#dotlessNames()}). */
+        public Builder dotlessNames(boolean dotless) {
+            this.dotlessNames = dotless;
             return this;
         }
 
@@ -275,9 +298,11 @@ public final class ToolConfig {
         }
 
         public ToolConfig build() {
-            if (defaultTimeout.compareTo(maxTimeout) > 0) {
+            Duration max = maxTimeout != null ? maxTimeout
+                    : Duration.ofSeconds(profile == ToolProfile.AGENTBAY ? 3600 : 600);
+            if (defaultTimeout.compareTo(max) > 0) {
                 throw new IllegalArgumentException("defaultTimeout " + defaultTimeout + " exceeds maxTimeout "
-                        + maxTimeout);
+                        + max);
             }
             return new ToolConfig(this);
         }

@@ -14,14 +14,16 @@ import java.util.Objects;
  * @param required    whether the call fails without it
  * @param values      the values a string parameter may take (a JSON Schema {@code enum}); empty for any
  * @param defaultValue the value used when the call leaves it out (JSON Schema {@code default}), or null
- * @param minimum     the smallest value of an integer parameter, or null
- * @param maximum     the largest value of an integer parameter, or null
+ * @param minimum     the smallest value of an integer parameter (the fewest items of an array), or null
+ * @param maximum     the largest value of an integer parameter (the most items of an array), or null
  */
 public record ToolParam(String name, Type type, String description, boolean required, List<String> values,
                         Object defaultValue, Long minimum, Long maximum) {
     /** The JSON types tool parameters use. */
     public enum Type {
         STRING, INTEGER, BOOLEAN,
+        /** Any JSON number (a published surface that declares {@code number}, such as a timeout in seconds). */
+        NUMBER,
         /** An array of strings. */
         STRING_ARRAY,
         /** An array of integers. */
@@ -49,6 +51,16 @@ public record ToolParam(String name, Type type, String description, boolean requ
         return new ToolParam(name, type, description, required, values, value, minimum, maximum);
     }
 
+    /** This array parameter with a least number of items (JSON Schema {@code minItems}, kept in {@code minimum}). */
+    public ToolParam withMinItems(long min) {
+        return new ToolParam(name, type, description, required, values, defaultValue, min, maximum);
+    }
+
+    /** This integer parameter with a lower bound only (inclusive). */
+    public ToolParam withMinimum(long min) {
+        return new ToolParam(name, type, description, required, values, defaultValue, min, null);
+    }
+
     /** This integer parameter with bounds (inclusive). */
     public ToolParam withRange(long min, long max) {
         return new ToolParam(name, type, description, required, values, defaultValue, min, max);
@@ -68,6 +80,7 @@ public record ToolParam(String name, Type type, String description, boolean requ
             case STRING -> s.put("type", "string");
             case INTEGER -> s.put("type", "integer");
             case BOOLEAN -> s.put("type", "boolean");
+            case NUMBER -> s.put("type", "number");
             case STRING_ARRAY -> {
                 s.put("type", "array");
                 s.put("items", Map.of("type", "string"));
@@ -112,11 +125,12 @@ public record ToolParam(String name, Type type, String description, boolean requ
         if (defaultValue != null) {
             s.put("default", defaultValue);
         }
+        boolean array = s.get("type").equals("array");
         if (minimum != null) {
-            s.put("minimum", minimum);
+            s.put(array ? "minItems" : "minimum", minimum);
         }
         if (maximum != null) {
-            s.put("maximum", maximum);
+            s.put(array ? "maxItems" : "maximum", maximum);
         }
         s.put("description", description);
         return s;

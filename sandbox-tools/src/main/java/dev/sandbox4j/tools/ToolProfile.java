@@ -13,17 +13,23 @@ import java.util.stream.Collectors;
 public enum ToolProfile {
     /** sandbox4j's own set: {@code bash}, {@code exec}, {@code execute_code}, {@code view} and the file tools. */
     DEFAULT("default"),
-    /** AgentBay's CodeSpace tools: {@code shell}, {@code run_code} and its filesystem tools. */
+    /** AgentBay's CodeSpace tools: {@code shell}, {@code run_code} and its filesystem tools (the MCP server adds
+     * its system tools {@code create_sandbox}, {@code kill_sandbox} and {@code sandbox_id}). */
     AGENTBAY("agentbay"),
-    /** The coding server: {@code bash} (with heartbeats every 15 s), {@code view}, {@code create_file},
-     * {@code str_replace}. */
+    /** The coding server: {@code bash} (with heartbeats every 15 s, {@code description} required), {@code view},
+     * {@code create_file}, {@code str_replace}. */
     CODING("coding"),
-    /** The execute-code spec: one {@code execute_code} tool with its status and error codes. */
+    /** The execute-code spec: one tool, {@code code_execution_sandbox.execute_code} ({@code execute_code} with
+     * {@link ToolConfig#dotlessNames()}), with its status, output schema and error codes. */
     EXECUTE_CODE("execute-code"),
     /** Spacebot: {@code shell}, {@code file} (read, write, list) and {@code exec}. */
     SPACEBOT("spacebot"),
     /** AIO sandbox's file API, one tool per endpoint: {@code file_read}, {@code file_write}, ... */
-    AIO("aio");
+    AIO("aio"),
+    /** The reference MCP filesystem server ({@code @modelcontextprotocol/server-filesystem}): {@code read_text_file},
+     * {@code read_media_file}, {@code directory_tree}, ... with its text results and {@code {content}} structured
+     * content, rooted at the workspace. */
+    FILESYSTEM("filesystem");
 
     private final String code;
 

@@ -63,6 +63,14 @@ public final class ToolResult {
         return new ToolResult(all, List.of());
     }
 
+    /**
+     * A failed call with a published surface's own error code (execute-code's {@code SANDBOX_SETUP_FAILED}), for a
+     * server that answers before any tool runs.
+     */
+    public static ToolResult failure(String code, String message, boolean retryable) {
+        return failure(code, message, retryable, Map.of());
+    }
+
     /** A failed call with a profile's own error code (not an {@link dev.sandbox4j.ErrorKind} code). */
     static ToolResult failure(String code, String message, boolean retryable, Map<String, Object> extra) {
         Map<String, Object> all = new LinkedHashMap<>();

@@ -20,9 +20,13 @@ import java.util.Objects;
  *                    codes); empty for any {@link dev.sandbox4j.ErrorKind} code
  * @param errorFields fields a failure carries beyond {@code error_type}, {@code message} and {@code retryable},
  *                    name to JSON type (AIO's {@code errno})
+ * @param publishedOutputSchema the result schema a published surface declares (the reference filesystem server's
+ *                    {@code {content}}, execute-code's five fields), served as {@link #outputSchema()} in place of
+ *                    the one built from {@code output}; null for none
  */
 public record ToolSpec(String name, String description, List<ToolParam> params, Capability capability, Hints hints,
-                       Map<String, String> output, List<String> errorCodes, Map<String, String> errorFields) {
+                       Map<String, String> output, List<String> errorCodes, Map<String, String> errorFields,
+                       Map<String, Object> publishedOutputSchema) {
     /**
      * How a tool behaves, as MCP's tool annotations describe it.
      *
@@ -42,6 +46,14 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
         output = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(output));
         errorCodes = List.copyOf(errorCodes);
         errorFields = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(errorFields));
+        publishedOutputSchema = publishedOutputSchema == null ? null
+                : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(publishedOutputSchema));
+    }
+
+    /** A tool whose result schema is built from {@code output}, {@code errorCodes} and {@code errorFields}. */
+    public ToolSpec(String name, String description, List<ToolParam> params, Capability capability, Hints hints,
+                    Map<String, String> output, List<String> errorCodes, Map<String, String> errorFields) {
+        this(name, description, params, capability, hints, output, errorCodes, errorFields, null);
     }
 
     /** A tool whose failures carry any {@link dev.sandbox4j.ErrorKind} code and no extra fields. */
@@ -54,7 +66,12 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
     ToolSpec reshaped(String newName, String newDescription, List<ToolParam> newParams, Map<String, String> newOutput,
                       List<String> newErrorCodes, Map<String, String> newErrorFields) {
         return new ToolSpec(newName, newDescription, newParams, capability, hints, newOutput, newErrorCodes,
-                newErrorFields);
+                newErrorFields, null);
+    }
+
+    /** This tool with the result schema its published surface declares. */
+    ToolSpec withPublishedOutputSchema(Map<String, Object> schema) {
+        return new ToolSpec(name, description, params, capability, hints, output, errorCodes, errorFields, schema);
     }
 
     private static Object jsonType(String type) {
@@ -112,10 +129,13 @@ public record ToolSpec(String name, String description, List<ToolParam> params, 
     }
 
     /**
-     * The result as a JSON Schema object: {@code success} always; on success the fields of {@link #output()}; on
+     * The result as a JSON Schema object: the published one where the surface declares it; otherwise {@code success} always; on success the fields of {@link #output()}; on
      * failure {@code error_type}, {@code message}, {@code retryable}. Other fields may appear (a failure's details).
      */
     public Map<String, Object> outputSchema() {
+        if (publishedOutputSchema != null) {
+            return publishedOutputSchema;
+        }
         Map<String, Object> props = new LinkedHashMap<>();
         props.put("success", Map.of("type", "boolean"));
         output.forEach((field, type) -> props.put(field, Map.of("type", jsonType(type))));

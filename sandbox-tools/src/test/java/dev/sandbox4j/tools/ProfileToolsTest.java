@@ -94,7 +94,10 @@ class ProfileToolsTest {
             assertThat(code.get("result")).isEqualTo("42\n");
             assertThat(sandbox.codeRuns().get(0).timeout()).isEqualTo(Duration.ofSeconds(300));
             ToolResult ruby = t.call("run_code", Map.of("code", "puts 1", "language", "ruby"));
-            assertThat(ruby.errorType()).isEqualTo("invalid_argument");
+            assertThat(ruby.errorType()).isEqualTo("unsupported_language");
+            // the document: language may be left out, Python is the default
+            ToolResult noLanguage = t.call("run_code", Map.of("code", "print(1)"));
+            assertThat(noLanguage.errorType()).as(noLanguage.toJson()).isNotEqualTo("invalid_argument");
             assertThat((String) ruby.get("message")).contains("python, javascript");
             // the filesystem tools are today's, unchanged
             assertThat(t.call("write_file", Map.of("path", "a/b.txt", "content", "x", "mode", "append")).success())
@@ -108,12 +111,12 @@ class ProfileToolsTest {
             sandbox.onCode(Language.PYTHON, req -> req.code().contains("raise")
                     ? ExecResult.of(1, "partial\n", "Traceback: boom\n") : ExecResult.of(0, "ok\n", ""));
             SandboxTools t = tools(sandbox, "execute-code");
-            ToolResult ok = t.call("execute_code", Map.of("language", "python", "code", "print('ok')"));
+            ToolResult ok = t.call(Profiles.EXECUTE_CODE_NAME, Map.of("language", "python", "code", "print('ok')"));
             assertThat(ok.fields()).containsOnlyKeys("success", "stdout", "stderr", "exit_code", "status",
                     "duration_ms");
             assertThat(sandbox.codeRuns().get(0).timeout()).isEqualTo(Duration.ofMillis(5000));
 
-            ToolResult failed = t.call("execute_code", Map.of("language", "python", "code", "raise X"));
+            ToolResult failed = t.call(Profiles.EXECUTE_CODE_NAME, Map.of("language", "python", "code", "raise X"));
             assertThat(failed.success()).isFalse();
             assertThat(failed.errorType()).isEqualTo("RUNTIME_ERROR");
             assertThat(failed.get("stderr")).isEqualTo("Traceback: boom\n");
@@ -121,12 +124,12 @@ class ProfileToolsTest {
             assertThat(failed.get("exit_code")).isEqualTo(1);
             assertThat(failed.get("retryable")).isEqualTo(false);
 
-            ToolResult cobol = t.call("execute_code", Map.of("language", "cobol", "code", "x"));
+            ToolResult cobol = t.call(Profiles.EXECUTE_CODE_NAME, Map.of("language", "cobol", "code", "x"));
             assertThat(cobol.errorType()).isEqualTo("UNSUPPORTED_LANGUAGE");
             assertThat((List<Object>) cobol.get("supported_languages")).containsExactly("python");
 
             sandbox.close();
-            ToolResult closed = t.call("execute_code", Map.of("language", "python", "code", "1"));
+            ToolResult closed = t.call(Profiles.EXECUTE_CODE_NAME, Map.of("language", "python", "code", "1"));
             assertThat(closed.errorType()).isEqualTo("SANDBOX_SETUP_FAILED");
             assertThat(closed.get("cause")).isEqualTo("closed");
         }
