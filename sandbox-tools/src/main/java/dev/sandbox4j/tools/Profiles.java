@@ -54,7 +54,7 @@ final class Profiles {
             return c;
         }
         return switch (tool) {
-            case "shell" -> Capability.RUN_COMMANDS;
+            case "shell", "sub_agent" -> Capability.RUN_COMMANDS;
             case "run_code", EXECUTE_CODE_NAME -> Capability.RUN_CODE;
             case "read_text_file", "read_media_file", "list_directory_with_sizes", "directory_tree",
                     "list_allowed_directories" -> Capability.READ_FILES;
@@ -131,6 +131,7 @@ final class Profiles {
                 for (String name : List.of("view", "create_file", "str_replace")) {
                     out.add(same(base.get(name)));
                 }
+                out.add(subAgent());
             }
             case EXECUTE_CODE -> {
                 ToolSpec ec = base.get("execute_code");
@@ -350,6 +351,22 @@ final class Profiles {
     }
 
     // ------------------------------------------------------------------ coding
+
+    /** The coding surface's fifth tool, as published: Claude Code run inside the sandbox ({@link SubAgentTool}). */
+    private static Tool subAgent() {
+        return new Tool(spec("sub_agent", "Launch Claude Code CLI inside the sandbox as a long-running autonomous"
+                + " agent. Its events arrive as progress while it works; the result carries its final answer and"
+                + " the session id to resume with. Needs the CLI in the sandbox and ANTHROPIC_API_KEY there (best a"
+                + " brokered credential).",
+                List.of(req("prompt", STRING, "Task description"),
+                        opt("model", STRING, "Model alias (resolves to ANTHROPIC_DEFAULT_*_MODEL)")
+                                .withValues("sonnet", "opus", "haiku"),
+                        opt("resume_session_id", STRING, "Resume a prior Claude Code session"),
+                        new ToolParam("max_turns", ToolParam.Type.NUMBER, "Override SUB_AGENT_MAX_TURNS", false)),
+                fields("result", "string", "session_id", "string", "is_error", "boolean", "subtype", "string",
+                        "num_turns", "integer", "events", "integer", "duration_ms", "integer")),
+                (t, a, p) -> new SubAgentTool(t, SubAgent.claudeCode()).run(a, p));
+    }
 
     private static ToolResult codingBash(SandboxTools t, Args a, ToolProgress p) {
         a.string("description"); // required, for the transcript only

@@ -37,10 +37,11 @@ final class SubAgentTool {
         if (resume != null) {
             r = r.resuming(resume);
         }
-        Long turns = a.optLong("max_turns");
+        Double turns = a.optDouble("max_turns");
         if (turns != null) {
-            if (turns < 1 || turns > 10_000) {
-                throw new Args.ArgException("argument 'max_turns' of sub_agent must be 1..10000, got " + turns);
+            if (turns < 1 || turns > 10_000 || turns != Math.rint(turns)) {
+                throw new Args.ArgException("argument 'max_turns' of sub_agent must be a whole number 1..10000, got "
+                        + turns);
             }
             r = r.withMaxTurns(turns.intValue());
         }

@@ -20,6 +20,7 @@ final class Titles {
             Map.entry("write_file", "Write file"),
             Map.entry("create_file", "Create file"),
             Map.entry("str_replace", "Replace text in file"),
+            Map.entry("sub_agent", "Run a coding agent"),
             Map.entry("edit_file", "Edit file"),
             Map.entry("create_directory", "Create directory"),
             Map.entry("list_directory", "List directory"),

@@ -132,6 +132,26 @@ class SubAgentTest {
     }
 
     @Test
+    void theCodingProfilesSubAgentTool_reportsProgressAndReturnsTheAnswer() {
+        try (Sandbox s = open("local", true)) {
+            api.script(FakeAnthropic.Turn.tool("Bash", Map.of("command", "echo via-tool > tool.txt",
+                    "description", "write")), FakeAnthropic.Turn.text("tool done"));
+            SandboxTools tools = new SandboxTools(s, ToolConfig.builder().profile("coding").build());
+            List<String> beats = new CopyOnWriteArrayList<>();
+            ToolResult r = tools.call("sub_agent", Map.of("prompt", "write it", "model", "sonnet", "max_turns", 5),
+                    (ms, message) -> beats.add(message));
+            assertThat(r.success()).as(r.toString()).isTrue();
+            assertThat(r.get("result")).isEqualTo("tool done");
+            assertThat(r.get("is_error")).isEqualTo(false);
+            assertThat((String) r.get("session_id")).isNotBlank();
+            assertThat(beats).anySatisfy(b -> assertThat(b).contains("sub-agent event").contains("result"));
+            assertThat(s.files().readText("tool.txt")).isEqualTo("via-tool\n");
+            ToolResult bad = tools.call("sub_agent", Map.of("prompt", "x", "model", "gpt"));
+            assertThat(bad.errorType()).isEqualTo("invalid_argument");
+        }
+    }
+
+    @Test
     void cancelKillsTheWholeTree() throws Exception {
         try (Sandbox s = open("local", true)) {
             api.script(FakeAnthropic.Turn.hang(120_000));
