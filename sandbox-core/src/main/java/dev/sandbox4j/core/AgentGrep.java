@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Predicate;
 
 /**
@@ -32,12 +30,6 @@ final class AgentGrep {
     /** Names (hex, in argv) one cat takes at most, in bytes and in count: a FILE frame stays far below MAX_FRAME. */
     static final int CAT_ARGV_BYTES = 2 << 20;
     static final int CAT_FILES = 20_000;
-
-    private static final ExecutorService CATS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sandbox4j-grep-cat");
-        t.setDaemon(true);
-        return t;
-    });
 
     private final AgentWorkspace ws;
 
@@ -143,7 +135,7 @@ final class AgentGrep {
             last = i - 1;
             String[] args = argv.toArray(new String[0]);
             done = CompletableFuture.supplyAsync(() -> ws.op("grep: reading the files of " + (dir.isEmpty() ? "."
-                    : dir), null, pipe.out, 0, timeout, args), CATS);
+                    : dir), null, pipe.out, 0, timeout, args), Background.workers());
             done.whenComplete((r, t) -> pipe.finish());
             in = new DataInputStream(pipe.in);
         }

@@ -25,8 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -40,15 +38,9 @@ final class BwrapHost implements SandboxHost {
     static final String OWNER = ProcessHandle.current().pid() + "-";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Set<BwrapHost> OPEN = ConcurrentHashMap.newKeySet();
-    /** Lifetimes, deferred closes and the quota helper's answer timeout: one daemon thread for all sandboxes. */
-    static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sandbox4j-local-timer");
-        t.setDaemon(true);
-        return t;
-    });
-
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        // the JVM's exit closes every sandbox still open (the library's one exit hook)
+        dev.sandbox4j.core.Background.atExit(() -> {
             for (BwrapHost s : List.copyOf(OPEN)) {
                 try {
                     Sandbox open = s.sandbox;
@@ -61,7 +53,7 @@ final class BwrapHost implements SandboxHost {
                     // best effort at exit
                 }
             }
-        }, "sandbox4j-local-shutdown"));
+        });
     }
 
     private final String id;
@@ -257,13 +249,6 @@ final class BwrapHost implements SandboxHost {
         }
     }
 
-    /** Runs close's host umount(8) beside the jail's kill (daemon threads, gone when idle). */
-    private static final java.util.concurrent.ExecutorService UNMOUNTS = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "sandbox4j-local-unmount");
-        t.setDaemon(true);
-        return t;
-    });
-
     // ---------------------------------------------------------------- SandboxHost
 
     @Override
@@ -390,7 +375,8 @@ final class BwrapHost implements SandboxHost {
         // of its own (its namespace's), so the host's umount(8) (a process start, ~5 ms) need not wait for their
         // end; the tmpfs's memory goes when the last of the two mounts does. Joined below, before close returns.
         java.util.concurrent.Future<?> unmounting = info.limits().hasWorkspaceQuota() && quotaHolder == null
-                ? UNMOUNTS.submit(() -> WorkspaceQuota.unmount(dirs.wsRoot())) : null;
+                ? java.util.concurrent.CompletableFuture.runAsync(() -> WorkspaceQuota.unmount(dirs.wsRoot()),
+                        dev.sandbox4j.core.Background.workers()) : null;
         cgroups.destroy();
         Phases.mark("close: cgroups killed and removed");
         jail.destroyForcibly();

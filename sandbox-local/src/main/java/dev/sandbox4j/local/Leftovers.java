@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -27,11 +25,6 @@ final class Leftovers {
     private static final Map<Path, Integer> LEFT = new ConcurrentHashMap<>();
     private static final AtomicBoolean RETRY_PENDING = new AtomicBoolean();
     private static final AtomicBoolean EXIT_HOOK = new AtomicBoolean();
-    private static final ScheduledExecutorService RETRIES = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sandbox4j-local-leftovers");
-        t.setDaemon(true);
-        return t;
-    });
 
     private Leftovers() {
     }
@@ -62,7 +55,7 @@ final class Leftovers {
             LEFT.putIfAbsent(dir, 1);
             if (EXIT_HOOK.compareAndSet(false, true)) {
                 // a JVM that never opens or closes another sandbox still tries once more on its way out
-                Runtime.getRuntime().addShutdownHook(new Thread(Leftovers::retryNow, "sandbox4j-local-exit"));
+                dev.sandbox4j.core.Background.atExit(Leftovers::retryNow);
             }
             retry();
         }
@@ -71,11 +64,12 @@ final class Leftovers {
     /** Schedules a background retry pass of the leftovers, unless one is pending; returns at once. */
     static void retry() {
         if (!LEFT.isEmpty() && RETRY_PENDING.compareAndSet(false, true)) {
-            RETRIES.schedule(() -> {
+            // the timer hands the pass to a worker: deleting a tree may take long
+            dev.sandbox4j.core.Background.timer().schedule(() -> dev.sandbox4j.core.Background.execute(() -> {
                 RETRY_PENDING.set(false);
                 retryNow();
                 retry();
-            }, RETRY_MILLIS, TimeUnit.MILLISECONDS);
+            }), RETRY_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 

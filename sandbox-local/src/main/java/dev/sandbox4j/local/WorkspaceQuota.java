@@ -180,7 +180,7 @@ final class WorkspaceQuota {
 
     /** The helper's first line (at most 1000 bytes), or all it said before it exited; kills it after the timeout. */
     private static String firstLine(Process p, long timeoutMs) throws IOException {
-        java.util.concurrent.ScheduledFuture<?> kill = BwrapHost.TIMER.schedule(p::destroyForcibly, timeoutMs,
+        java.util.concurrent.ScheduledFuture<?> kill = dev.sandbox4j.core.Background.timer().schedule(p::destroyForcibly, timeoutMs,
                 TimeUnit.MILLISECONDS);
         try {
             java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
