@@ -46,7 +46,7 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit, listener::onStdout, listener::onStdoutBytes);
             this.err = new OutputBuffer(limit, listener::onStderr, listener::onStderrBytes);
         }
-        this.oomBefore = shell.oomKills();
+        this.oomBefore = oomKills();
         this.pidsDeniedBefore = shell.hooks.control().pidsDenied();
     }
 
@@ -138,7 +138,7 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
         }
         // the OOM count matters only for a command that was killed (137) or ended by us: read it only then
         boolean mayBeOom = oomBefore >= 0 && (code == 137 || status != ExecStatus.COMPLETED);
-        long oomAfter = mayBeOom ? Math.max(oomAtExit, shell.oomKills()) : oomBefore;
+        long oomAfter = mayBeOom ? Math.max(oomAtExit, oomKills()) : oomBefore;
         long pidsDenied = shell.hooks.control().pidsDenied();
         if (mayBeOom && oomAfter > oomBefore) {
             status = ExecStatus.KILLED;
@@ -229,5 +229,11 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
     @Override
     public String toString() {
         return "AgentCommand[" + id + ", " + command() + "]";
+    }
+
+    /** The sandbox's OOM-kill count: the host's, or the agent's last report (containers: it reads its cgroup). */
+    private long oomKills() {
+        long own = shell.hooks.control().oomKills();
+        return own >= 0 ? own : shell.channel.lastOomKills();
     }
 }

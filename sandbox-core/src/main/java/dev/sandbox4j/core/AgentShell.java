@@ -97,12 +97,6 @@ public final class AgentShell implements Shell, CodeRunner {
 
     private volatile List<String> baseEnv = List.of();
 
-    /** The sandbox's OOM-kill count: the host's, or the agent's last report (containers: it reads its cgroup). */
-    long oomKills() {
-        long own = hooks.control().oomKills();
-        return own >= 0 ? own : channel.lastOomKills();
-    }
-
     /** Commands alive at once per sandbox: min(64, maxProcesses / 4), at least 8 (64 without a process limit). */
     public static int commandPermits(int maxProcesses) {
         return maxProcesses <= 0 ? 64 : Math.max(8, Math.min(64, maxProcesses / 4));

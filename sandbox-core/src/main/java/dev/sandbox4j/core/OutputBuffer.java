@@ -135,6 +135,22 @@ public final class OutputBuffer {
         return read;
     }
 
+    /**
+     * Drains {@code in} into this buffer on a daemon thread named {@code threadName} until it ends or fails (an
+     * agent's stderr, kept for diagnostics).
+     */
+    public void drainInBackground(InputStream in, String threadName) {
+        Thread t = new Thread(() -> {
+            try {
+                drain(in);
+            } catch (IOException ignored) {
+                // the stream's process is gone
+            }
+        }, threadName);
+        t.setDaemon(true);
+        t.start();
+    }
+
     private void appendTail(byte[] bytes, int offset, int length) {
         if (length >= tail.length) {
             System.arraycopy(bytes, offset + length - tail.length, tail, 0, tail.length);

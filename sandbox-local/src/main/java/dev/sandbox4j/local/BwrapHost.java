@@ -258,15 +258,7 @@ final class BwrapHost implements SandboxHost {
 
     @Override
     public AgentStreams start(Context context) {
-        Thread e = new Thread(() -> {
-            try {
-                agentErr.drain(jail.getErrorStream());
-            } catch (IOException ignored) {
-                // jail gone
-            }
-        }, "sandbox4j-" + id + "-stderr");
-        e.setDaemon(true);
-        e.start();
+        agentErr.drainInBackground(jail.getErrorStream(), "sandbox4j-" + id + "-stderr");
         return new AgentStreams(jail.getInputStream(), jail.getOutputStream());
     }
 

@@ -136,15 +136,7 @@ final class BareHost implements SandboxHost {
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the agent: " + e.getMessage(), e);
         }
-        Thread drain = new Thread(() -> {
-            try {
-                agentErr.drain(agent.getErrorStream());
-            } catch (IOException ignored) {
-                // the agent is gone
-            }
-        }, "sandbox4j-" + id + "-stderr");
-        drain.setDaemon(true);
-        drain.start();
+        agentErr.drainInBackground(agent.getErrorStream(), "sandbox4j-" + id + "-stderr");
         return new AgentStreams(agent.getInputStream(), agent.getOutputStream());
     }
 
