@@ -85,7 +85,8 @@ class DockerSeccompTest {
         StringBuilder expected = new StringBuilder();
         SeccompPolicy.explicitDenials().forEach((name, errno) -> {
             int nr = SeccompPolicy.number("x86_64", name);
-            if (nr >= 0) {
+            // libseccomp 2.5.4 (Debian 12's runc) stops at 450: runc answers later numbers with its ENOSYS stub
+            if (nr >= 0 && nr <= 450) {
                 calls.add(name + "=" + nr);
                 expected.append(name).append(" -1 ").append(errno).append('\n');
             }
