@@ -5,6 +5,7 @@ import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.core.seccomp.SeccompPolicy;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
 import java.time.Duration;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 
 /** One command run by an agent, as the host sees it; also the {@link ExecHandle} of a background command. */
 final class AgentCommand implements ExecHandle, AgentChannel.Events {
+    private static final int SIGSYS = 31; // x86_64 and aarch64
     final AgentShell shell;
     final int id;
     final ExecRequest request;
@@ -161,7 +163,10 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             return result = ExecResult.of(127, "", stderr).withDuration(elapsed())
                     .withDetail("cannot start: " + failure);
         }
-        if (status == ExecStatus.COMPLETED && code > 128 && code < 128 + 65) {
+        if (status == ExecStatus.COMPLETED && code == 128 + SIGSYS) {
+            // the filter's only kill: the reaper sees the signal, not si_syscall (a killed child's siginfo has none)
+            detail = "terminated by signal " + SIGSYS + ", " + SeccompPolicy.sigsysExplanation();
+        } else if (status == ExecStatus.COMPLETED && code > 128 && code < 128 + 65) {
             detail = "terminated by signal " + (code - 128);
         }
         return result = ExecResult.of(status, code, out.text(), err.text()).withDuration(elapsed())

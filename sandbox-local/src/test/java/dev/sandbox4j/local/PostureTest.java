@@ -45,7 +45,7 @@ class PostureTest {
             assertThat(r.exitCode()).as(r.stderr()).isZero();
             assertThat(out).doesNotContain("uid 0\n")
                     .contains("CapEff 0000000000000000", "CapBnd 0000000000000000", "NoNewPrivs 1", "Seccomp 2")
-                    .contains("io_uring_setup errno1", "keyctl errno1", "add_key errno1", "unshare errno1",
+                    .contains("io_uring_setup errno38", "keyctl errno1", "add_key errno1", "unshare errno1",
                             "ptrace errno1", "vsock errno97", "write /usr errno30", "write / errno30",
                             "hostname sandbox");
             assertThat(s.shell().run("cat /sys/fs/cgroup/pids.max 2>/dev/null; ulimit -n; ulimit -c").stdout())

@@ -1,6 +1,7 @@
 package dev.sandbox4j.core.seccomp;
 
 import dev.sandbox4j.core.AgentBinary;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -69,6 +70,43 @@ public final class SeccompPolicy {
             s.append(" +").append(set);
         }
         return s.toString();
+    }
+
+    /** The number of syscall {@code name} on {@code arch}, or -1 when that architecture has none (or is unknown). */
+    public static int number(String arch, String name) {
+        SyscallTable t = SyscallTable.of(canonical(arch));
+        return t == null ? -1 : t.nr(name);
+    }
+
+    /** The explicit denials, by name, with their errno values (before opt-in sets). */
+    public static Map<String, Integer> explicitDenials() {
+        return Policy.DENIED;
+    }
+
+    /**
+     * How the policy answers syscall {@code name} on every architecture that has it: {@code allow}, {@code arguments}
+     * (an argument rule decides, such as socket families), or the errno name ({@code EPERM}, {@code ENOSYS}: every
+     * name the policy does not list).
+     */
+    public String answer(String name) {
+        if (Policy.argRule(name) != null) {
+            return "arguments";
+        }
+        Integer action = policy.actions.get(name);
+        if (action == null || action == Policy.DEFAULT) {
+            return "ENOSYS";
+        }
+        if (action == Policy.ALLOW) {
+            return "allow";
+        }
+        switch (action & 0xffff) {
+            case Policy.EPERM:
+                return "EPERM";
+            case Policy.EAFNOSUPPORT:
+                return "EAFNOSUPPORT";
+            default:
+                return "errno " + (action & 0xffff);
+        }
     }
 
     /**
