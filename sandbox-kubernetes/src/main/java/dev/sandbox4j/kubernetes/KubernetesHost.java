@@ -176,8 +176,8 @@ final class KubernetesHost implements SandboxHost {
             features.remove(Feature.CODE_CONTEXTS);
         }
         // a pod has no inode limit: the kit's WORKSPACE_QUOTA (bytes and inodes) is never claimed
-        details.put("workspaceQuota", granted.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
-                + "no sizeLimit)" : "emptyDir sizeLimit " + granted.workspaceBytes() + " bytes, no inode limit" + (plan
+        details.put("workspaceQuota", plan.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
+                + "no sizeLimit)" : "emptyDir sizeLimit " + plan.workspaceBytes() + " bytes, no inode limit" + (plan
                 .workspaceInMemory() ? " (medium Memory: a full workspace is ENOSPC)"
                 : " (on the node's disk: the kubelet evicts the pod past it)"));
         if (!plan.egressDenied() || spec.network().mode() != NetworkPolicy.Mode.NONE) {
