@@ -80,6 +80,8 @@ final class ControllerSimulator implements AutoCloseable {
     static final Path TEST_POOLS = Path.of("src/test/resources/test-pools.yaml");
     private volatile int replicas;
     private volatile boolean closed;
+    /** Whether a claimed warm pod is replaced at once (KubernetesMeasure turns it off while it times an open). */
+    volatile boolean refills = true;
     /** The names of this JVM's simulated pods start with it. */
     static final String POD_PREFIX = "sandbox4j-k8ssim-" + ProcessHandle.current().pid() + "-";
     private final java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
@@ -197,7 +199,7 @@ final class ControllerSimulator implements AutoCloseable {
     }
 
     private void refill(Crd.TemplateSpec t) {
-        if (!closed && warm.size() < replicas) {
+        if (!closed && refills && warm.size() < replicas) {
             warm.add(startPod(t));
         }
     }
