@@ -55,11 +55,26 @@ final class AgentConnector {
             int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
-            try {
-                s.connect(new InetSocketAddress(host, port), ms);
-            } catch (IOException e) {
-                throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "cannot connect to the sandbox's agent at " + host
-                        + ":" + port + " (" + e.getMessage() + ")", e);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (long pause = 10; ; pause = Math.min(200, pause * 2)) {
+                try {
+                    s.connect(new InetSocketAddress(host, port), ms);
+                    break;
+                } catch (java.net.ConnectException e) {
+                    // refused: a pod Ready a moment before its agent listens (no startupProbe); tried again in time
+                    closeQuietly(s);
+                    if (System.nanoTime() + pause * 1_000_000 > deadline) {
+                        throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "cannot connect to the sandbox's agent at "
+                                + host + ":" + port + " (" + e.getMessage() + ")", e);
+                    }
+                    sleep(pause);
+                    s = new Socket();
+                    s.setTcpNoDelay(true);
+                    s.setKeepAlive(true);
+                } catch (IOException e) {
+                    throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "cannot connect to the sandbox's agent at "
+                            + host + ":" + port + " (" + e.getMessage() + ")", e);
+                }
             }
             s.setSoTimeout(ms);
             handshake(s.getInputStream(), s.getOutputStream(), key, host + ":" + port);
@@ -135,6 +150,15 @@ final class AgentConnector {
             return java.util.HexFormat.of().parseHex(t);
         } catch (IllegalArgumentException e) {
             return null;
+        }
+    }
+
+    private static void sleep(long ms) throws Refused {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Refused(ErrorKind.INTERRUPTED, "interrupted while connecting to the sandbox's agent", e);
         }
     }
 

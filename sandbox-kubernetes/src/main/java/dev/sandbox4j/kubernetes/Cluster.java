@@ -215,6 +215,7 @@ final class Cluster implements AutoCloseable {
                 }
                 watchesReopened.incrementAndGet();
                 LOG.debug("sandbox4j: the watch of claim {} dropped ({}); watching again", name, event);
+                Thread.sleep(Math.min(200, Math.max(0, (deadline - System.nanoTime()) / 1_000_000))); // no busy loop
             } catch (InterruptedException e) {
                 throw KubeErrors.interrupted("waiting for the claim " + name);
             } catch (KubernetesClientException e) {

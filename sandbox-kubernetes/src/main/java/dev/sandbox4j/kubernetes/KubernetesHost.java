@@ -51,6 +51,8 @@ final class KubernetesHost implements SandboxHost {
     private volatile Socket socket;
     private volatile LocalPortForward forward;
     private Map<Language, String> interpreters = Map.of();
+    /** Nanoseconds of the open's parts: plan and key, create claim, until Ready, connect and handshake (measure). */
+    volatile long[] phases;
 
     KubernetesHost(Cluster cluster, SandboxSpec spec) {
         this.cluster = cluster;
@@ -92,16 +94,21 @@ final class KubernetesHost implements SandboxHost {
 
     @Override
     public AgentStreams start(Context context) {
+        long t0 = System.nanoTime();
         plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.bestEffortLimits());
         granted = plan.grant(spec.limits(), true);
         byte[] key = cluster.key();
         cluster.startBackground();
         claimed = true;
+        long t1 = System.nanoTime();
         cluster.createClaim(id, plan.pool(), spec.lifetime());
+        long t2 = System.nanoTime();
         Crd.ClaimedSandbox s = cluster.awaitReady(id, cluster.options.claimTimeout());
+        long t3 = System.nanoTime();
         sandbox = s;
         try {
             Socket sock = connect(s, key);
+            phases = new long[] {t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3};
             socket = sock;
             return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
         } catch (AgentConnector.Refused e) {
@@ -176,8 +183,8 @@ final class KubernetesHost implements SandboxHost {
             features.remove(Feature.CODE_CONTEXTS);
         }
         // a pod has no inode limit: the kit's WORKSPACE_QUOTA (bytes and inodes) is never claimed
-        details.put("workspaceQuota", granted.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
-                + "no sizeLimit)" : "emptyDir sizeLimit " + granted.workspaceBytes() + " bytes, no inode limit" + (plan
+        details.put("workspaceQuota", plan.workspaceBytes() == 0 ? "none (the template's workspace emptyDir has "
+                + "no sizeLimit)" : "emptyDir sizeLimit " + plan.workspaceBytes() + " bytes, no inode limit" + (plan
                 .workspaceInMemory() ? " (medium Memory: a full workspace is ENOSPC)"
                 : " (on the node's disk: the kubelet evicts the pod past it)"));
         if (!plan.egressDenied() || spec.network().mode() != NetworkPolicy.Mode.NONE) {

@@ -156,8 +156,9 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
                     + " Ask for at least the template's (or 0 for none), use a pool whose template fits, or "
                     + "SandboxSpec.builder().bestEffortLimits(true) to open with what holds");
         }
-        // an emptyDir has no inode limit, and the pod no file size limit: reported as none (info's details say so)
-        return new ResourceLimits(memoryBytes, processes, cpus, 0, 0, workspaceBytes, 0);
+        // no inode limit in a pod, so no workspace quota as the API means it (bytes and inodes): reported as none, the
+        // emptyDir's sizeLimit in info's details; no file size limit either
+        return new ResourceLimits(memoryBytes, processes, cpus, 0, 0, 0, 0);
     }
 
     private static void check(List<String> refused, String what, double want, double has, String unit) {

@@ -79,6 +79,11 @@ final class ControllerSimulator implements AutoCloseable {
     /** The test's extra pools (test-pools.yaml): a small one and one without a workspace limit. */
     static final Path TEST_POOLS = Path.of("src/test/resources/test-pools.yaml");
     private volatile int replicas;
+    private volatile boolean closed;
+    /** Whether a claimed warm pod is replaced at once (KubernetesMeasure turns it off while it times an open). */
+    volatile boolean refills = true;
+    /** The names of this JVM's simulated pods start with it. */
+    static final String POD_PREFIX = "sandbox4j-k8ssim-" + ProcessHandle.current().pid() + "-";
     private final java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
     /** When false the controller leaves new claims alone (a claim that never becomes Ready). */
     volatile boolean serving = true;
@@ -194,17 +199,21 @@ final class ControllerSimulator implements AutoCloseable {
     }
 
     private void refill(Crd.TemplateSpec t) {
-        if (warm.size() < replicas) {
+        if (!closed && refills && warm.size() < replicas) {
             warm.add(startPod(t));
         }
     }
 
     /** Starts a pod of the template: its container's name and IP. */
     private String[] startPod(Crd.TemplateSpec t) {
-        String container = "sandbox4j-k8ssim-" + ProcessHandle.current().pid() + "-" + made.incrementAndGet();
+        if (closed) {
+            throw new IllegalStateException("the simulator is closed");
+        }
+        String container = POD_PREFIX + made.incrementAndGet();
         docker(runArgs(container, t)).orElseThrow();
         String ip = docker("inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
                 container).orElseThrow().strip();
+        startupProbe(ip);
         return new String[] {container, ip};
     }
 
@@ -221,6 +230,23 @@ final class ControllerSimulator implements AutoCloseable {
     void removeMeasurePods() {
         measurePods.forEach(c -> docker("rm", "-f", c));
         measurePods.clear();
+    }
+
+    /** The template's startupProbe (tcpSocket 7070), as the kubelet runs it: the pod is Ready once the port takes one. */
+    private static void startupProbe(String ip) {
+        for (int i = 0; i < 200; i++) {
+            try (java.net.Socket probe = new java.net.Socket()) {
+                probe.connect(new java.net.InetSocketAddress(ip, 7070), 1000);
+                return; // closed at once: the agent drops it and listens on
+            } catch (IOException e) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
     }
 
     /** Writes the claim's Ready condition and status.sandbox, as the controller does once the pod is ready. */
@@ -313,23 +339,29 @@ final class ControllerSimulator implements AutoCloseable {
         }
     }
 
-    /** The simulator's containers that are still there (by label). */
+    /** This JVM's simulated pods that are still there (of every simulator: the tests make one after another). */
     static List<String> leftoverContainers() {
-        String out = docker("ps", "-aq", "--filter", "label=" + LABEL).orElse("");
+        String out = docker("ps", "-aq", "--filter", "label=" + LABEL, "--filter", "name=" + POD_PREFIX).orElse("");
         return out.isBlank() ? List.of() : List.of(out.strip().split("\\s+"));
     }
 
     @Override
     public void close() {
-        watch.close();
+        closed = true;
         replicas = 0;
+        watch.close();
+        work.shutdown();
+        try {
+            work.awaitTermination(60, TimeUnit.SECONDS); // a pod being started is removed below, not left behind
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         for (String c : new ArrayList<>(containers.values())) {
             docker("rm", "-f", c);
         }
         for (String[] pod : warm) {
             docker("rm", "-f", pod[0]);
         }
-        work.shutdownNow();
         docker("network", "rm", NETWORK); // fails, harmlessly, while a container of another run is on it
         client.close();
         server.destroy();

@@ -50,7 +50,8 @@ class KubernetesLifecycleTest {
             assertThat(s.info().limits().memoryBytes()).isEqualTo(1L << 30);
             assertThat(s.info().limits().maxProcesses()).isEqualTo(256);
             assertThat(s.info().supports(Feature.NETWORK_ISOLATION)).isTrue();
-            assertThat(s.info().details()).containsEntry("warmPool", "sandbox4j-pool");
+            assertThat(s.info().details()).containsEntry("warmPool", "sandbox4j-pool")
+                    .hasEntrySatisfying("workspaceQuota", q -> assertThat(q).contains("sizeLimit 536870912"));
             var c = sim.client.resources(Crd.SandboxClaim.class).inNamespace(ControllerSimulator.NAMESPACE)
                     .withName(claim).get();
             assertThat(c.getSpec().warmPoolRef().name()).isEqualTo("sandbox4j-pool");

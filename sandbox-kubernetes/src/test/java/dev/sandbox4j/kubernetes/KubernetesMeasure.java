@@ -29,6 +29,7 @@ class KubernetesMeasure {
     private static final int OPENS = 20;
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
     void claimToFirstCommandAndRoundTrip() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("sandbox4j.measure"), "set -Dsandbox4j.measure=true");
         KubernetesTestSupport.assumeDocker();
@@ -37,15 +38,29 @@ class KubernetesMeasure {
             p.open(SandboxSpec.defaults()).close(); // the plan and key cached, the JIT warm
             sim.warmPool(4);
             long[] open = new long[OPENS];
+            long[][] parts = new long[5][OPENS];
             for (int i = 0; i < OPENS; i++) {
                 sim.warmPool(4); // each open finds a started pod, as on a warm pool
+                sim.refills = false; // no pod start beside the measured open (a real pool refills on other nodes)
                 long t0 = System.nanoTime();
                 try (Sandbox s = p.open(SandboxSpec.defaults())) {
+                    long opened = System.nanoTime() - t0;
                     s.shell().run("echo hi");
                     open[i] = System.nanoTime() - t0;
+                    long[] ph = KubernetesHost.of(s).phases;
+                    for (int k = 0; k < 4; k++) {
+                        parts[k][i] = ph[k];
+                    }
+                    parts[4][i] = opened - ph[0] - ph[1] - ph[2] - ph[3];
                 }
+                sim.refills = true;
             }
             report("claim -> first command (warm pool)", open);
+            String[] names = {"  plan + key (cached)", "  create claim", "  claim Ready (watch; simulator's work)",
+                "  connect + handshake", "  READY, probe, workspace (AgentSandbox)"};
+            for (int k = 0; k < 5; k++) {
+                report(names[k], parts[k]);
+            }
             report("API: create claim", api(sim, true));
             report("API: get claim", api(sim, false));
             report("agent direct: connect+handshake+READY+probe+echo", direct(sim));
@@ -120,6 +135,7 @@ class KubernetesMeasure {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 20, unit = java.util.concurrent.TimeUnit.MINUTES)
     void twoHundredSandboxesBySixteenThreads() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("sandbox4j.measure"), "set -Dsandbox4j.measure=true");
         KubernetesTestSupport.assumeDocker();
