@@ -42,7 +42,7 @@ class McpHttpOfficialClientTest {
             assertThat(r.at("/readOther/error_type").asText()).isEqualTo("not_found");
             assertThat(r.at("/otherUsesId/error_type").asText()).isEqualTo("not_found");
             assertThat(r.at("/bash/stdout").asText()).isEqualTo("hi\n");
-            assertThat(r.get("noToken").asText()).isNotEqualTo("connected").contains("401");
+            assertThat(r.get("noToken").asText()).isNotEqualTo("connected").contains("unauthorized");
             // opened in call order: a's default, b's default, a's created one. a terminated its session (DELETE):
             // its two are closed; b only closed its connection, so its sandbox waits for the idle timeout or close
             assertThat(opened).hasSize(3);
