@@ -174,8 +174,12 @@ class McpHttpServerTest {
         a.initialize();
         call(a, "bash", Map.of("command", "echo a"));
         call(a, "create_sandbox", Map.of());
+        long start = System.nanoTime();
         server.close();
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        System.err.println("close took " + millis + " ms");
         assertThat(opened).hasSize(2).noneMatch(Sandbox::isOpen);
+        assertThat(millis).as("close with a connected client").isLessThan(5_000);
     }
 
     @Test

@@ -128,6 +128,16 @@ class FilesystemProfileTest {
     }
 
     @Test
+    void editFile_crlfFileNeverRewrittenAsLf() {
+        sandbox.files().write("w.txt", "a\r\nb\r\nc\r\n");
+        ToolResult r = t.call("edit_file", Map.of("path", "w.txt", "edits", List.of(Map.of("oldText", "b",
+                "newText", "B"))));
+        String after = sandbox.files().readText("w.txt");
+        // the reference answers this edit with the whole file as LF; sandbox4j keeps every CRLF
+        assertThat(after).as(r.toJson()).isIn("a\r\nb\r\nc\r\n", "a\r\nB\r\nc\r\n");
+    }
+
+    @Test
     void listDirectory_andWithSizes() {
         sandbox.files().mkdirs("d/sub");
         sandbox.files().write("d/small.txt", "12345");
