@@ -517,8 +517,7 @@ static void cat_one(int dir, const char *hex, struct fs_path *q)
         fs_out(buf, 4);
     }
     if (fd >= 0)
-        close(fd);
-    fs_out_flush();
+        close(fd); /* not flushed here: small files share the 64 KiB output buffer, and so the frames */
 }
 
 /* cat DIR HEXNAME...: each name (hex of its bytes, relative to DIR) as cat_one says, in order. */

@@ -117,15 +117,15 @@ public final class AgentWorkspace extends WorkspaceBase {
         context.checkOpen();
         AgentRunner.Ran r;
         try {
-            r = runner.file(List.of(argv), root, stdin, out == null ? null : new Guarded(out), cap, timeout);
+            r = runner.file(List.of(argv), root, stdin, out == null ? null : new FileStreams.Guarded(out), cap, timeout);
         } catch (AgentRunner.StdinFailed e) {
             context.checkOpen();
-            if (e.getCause() instanceof OverLimit) {
+            if (e.getCause() instanceof FileStreams.OverLimit) {
                 throw error(ErrorKind.TOO_LARGE, what + ": the content is over the file size limit of " + maxFileBytes
                         + " bytes", e);
             }
             throw error(ErrorKind.IO_ERROR, what + ": reading the content to write: " + e.getMessage(), e);
-        } catch (Refused e) {
+        } catch (FileStreams.Refused e) {
             context.checkOpen();
             throw e.error;
         } catch (TimeoutException e) {
@@ -263,7 +263,7 @@ public final class AgentWorkspace extends WorkspaceBase {
             return;
         }
         long limit = maxFileBytes > 0 ? maxFileBytes : Long.MAX_VALUE;
-        byte[] out = op("writing " + rel, new Chunked(content, limit), null, 64, LONG_TIMEOUT, "write", rel,
+        byte[] out = op("writing " + rel, new FileStreams.Chunked(content, limit), null, 64, LONG_TIMEOUT, "write", rel,
                 "replace", "-1").stdout();
         if (out.length != 8) {
             throw error(ErrorKind.IO_ERROR, "writing " + rel + ": no count from the agent; retry", null);
@@ -298,7 +298,7 @@ public final class AgentWorkspace extends WorkspaceBase {
             argv.add(Long.toString(unchanged[0]));
             argv.add(Long.toString(unchanged[1]));
         }
-        byte[] out = op("writing " + rel, new Chunked(new ByteArrayInputStream(data), Long.MAX_VALUE), null, 64,
+        byte[] out = op("writing " + rel, new FileStreams.Chunked(new ByteArrayInputStream(data), Long.MAX_VALUE), null, 64,
                 data.length > (8 << 20) ? LONG_TIMEOUT : TIMEOUT, argv.toArray(new String[0])).stdout();
         if (out.length != 8 || AgentProtocol.readLong(out, 0) != data.length) {
             throw error(ErrorKind.IO_ERROR, "writing " + rel + ": the agent did not confirm " + data.length
@@ -481,104 +481,5 @@ public final class AgentWorkspace extends WorkspaceBase {
         put(rel, after.getBytes(StandardCharsets.UTF_8), "replace",
                 new long[] {before.size(), m.getEpochSecond() * 1_000_000_000L + m.getNano()});
         return EditResult.written(rel, diff, count);
-    }
-
-    // --------------------------------------------------------------------------------------------- streams
-
-    /** An operation's failure decided on the host while its output streamed (a sink's): thrown as it is. */
-    static final class Refused extends IOException {
-        final transient SandboxException error;
-
-        Refused(SandboxException error) {
-            super(error.getMessage(), error);
-            this.error = error;
-        }
-    }
-
-    /** The content went past the file size limit. */
-    static final class OverLimit extends IOException {
-        OverLimit() {
-            super("over the file size limit");
-        }
-    }
-
-    /** The caller's sink: its runtime failures end the operation (as IOExceptions) instead of leaving it running. */
-    private static final class Guarded extends OutputStream {
-        private final OutputStream out;
-
-        Guarded(OutputStream out) {
-            this.out = out;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            try {
-                out.write(b, off, len);
-            } catch (SandboxException e) {
-                throw new Refused(e);
-            } catch (RuntimeException e) {
-                throw new IOException("the sink failed: " + e, e);
-            }
-        }
-    }
-
-    /**
-     * A write's content as the operation reads it: chunks ({@code int} length + bytes), then an empty chunk only once
-     * {@code in} ended: a source that fails (or goes past {@code limit}) leaves the content without its end mark, and
-     * the operation commits nothing.
-     */
-    static final class Chunked extends InputStream {
-        private final InputStream in;
-        private final long limit;
-        private final byte[] chunk = new byte[4 + CHUNK];
-        private int pos;
-        private int len;
-        private long count;
-        private boolean ended;
-
-        Chunked(InputStream in, long limit) {
-            this.in = in;
-            this.limit = limit;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int n) throws IOException {
-            if (pos == len) {
-                if (ended) {
-                    return -1;
-                }
-                fill();
-            }
-            int take = Math.min(n, len - pos);
-            System.arraycopy(chunk, pos, b, off, take);
-            pos += take;
-            return take;
-        }
-
-        private void fill() throws IOException {
-            int got = in.readNBytes(chunk, 4, CHUNK);
-            count += got;
-            if (count > limit) {
-                throw new OverLimit();
-            }
-            chunk[0] = (byte) (got >>> 24);
-            chunk[1] = (byte) (got >>> 16);
-            chunk[2] = (byte) (got >>> 8);
-            chunk[3] = (byte) got;
-            pos = 0;
-            len = 4 + got;
-            ended = got == 0;
-        }
     }
 }

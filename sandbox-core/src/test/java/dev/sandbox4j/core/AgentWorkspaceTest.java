@@ -204,7 +204,7 @@ class AgentWorkspaceTest {
         Files.writeString(ws().resolve("f.txt"), "alpha, changed by a command\n");
         java.time.Instant m = before.modified();
         byte[] content = "ALPHA\n".getBytes(StandardCharsets.UTF_8);
-        SandboxException e = error(() -> fs.op("writing f.txt", new AgentWorkspace.Chunked(
+        SandboxException e = error(() -> fs.op("writing f.txt", new FileStreams.Chunked(
                 new ByteArrayInputStream(content), Long.MAX_VALUE), null, 64, AgentWorkspace.TIMEOUT, "write", "f.txt",
                 "replace", "6", Long.toString(before.size()),
                 Long.toString(m.getEpochSecond() * 1_000_000_000L + m.getNano() - 1)));

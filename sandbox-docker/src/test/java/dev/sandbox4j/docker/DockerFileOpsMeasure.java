@@ -41,6 +41,29 @@ class DockerFileOpsMeasure {
         }
     }
 
+    /** Grep over 1,000 files of 1 KiB in 10 directories, and over one 16 MiB file: 20 timed calls after 3. */
+    @Test
+    @org.junit.jupiter.api.Timeout(1800)
+    void grep() {
+        Assumptions.assumeTrue(Boolean.getBoolean("sandbox4j.measure"), "set -Dsandbox4j.measure=true");
+        try (Sandbox s = DockerTestSupport.open()) {
+            String line = "just some text of a line that does not match\n";
+            s.shell().run("mkdir -p tree && cd tree && for d in 0 1 2 3 4 5 6 7 8 9; do mkdir $d; for f in $(seq 1 100);"
+                    + " do printf '" + line.replace("\n", "\\n").repeat(20) + "' > $d/$f.txt; done; done"
+                    + " && echo needle >> 5/50.txt");
+            s.files().write("big.txt", (line.repeat((16 << 20) / line.length()) + "needle\n").getBytes());
+            report("grep tree 1000 files", time(() -> check(s.files().grep("needle", "tree").matches().size()), 3, 20));
+            report("grep one 16 MiB file", time(() -> check(s.files().grep("needle", "big.txt").matches().size()), 3,
+                    20));
+        }
+    }
+
+    private static void check(int matches) {
+        if (matches != 1) {
+            throw new IllegalStateException(matches + " matches");
+        }
+    }
+
     private static long[] time(Runnable op) {
         return time(op, WARMUP, N);
     }
