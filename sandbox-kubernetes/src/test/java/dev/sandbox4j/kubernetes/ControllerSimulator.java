@@ -70,6 +70,8 @@ final class ControllerSimulator implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** The claims handled once already (a watch that reconnects delivers ADDED again). */
+    private final java.util.Set<String> handled = ConcurrentHashMap.newKeySet();
     /** Claim name to container name. */
     final Map<String, String> containers = new ConcurrentHashMap<>();
     /** Started pods no claim holds yet (a warm pool), with their IPs: name to IP. */
@@ -121,7 +123,7 @@ final class ControllerSimulator implements AutoCloseable {
             @Override
             public void eventReceived(Action action, Crd.SandboxClaim c) {
                 String name = c.getMetadata().getName();
-                if (action == Action.ADDED && serving) {
+                if (action == Action.ADDED && serving && handled.add(name)) {
                     work.execute(() -> claimed(name));
                 } else if (action == Action.DELETED) {
                     work.execute(() -> released(name));
