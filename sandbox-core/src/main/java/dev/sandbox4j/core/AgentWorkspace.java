@@ -293,6 +293,11 @@ public final class AgentWorkspace extends WorkspaceBase {
             uploaded(rel, data, mode);
             return;
         }
+        putThroughAgent(rel, data, mode, unchanged);
+    }
+
+    /** {@link #put} as the agent's write: the content as STDIN frames, committed by the agent. */
+    private void putThroughAgent(String rel, byte[] data, String mode, long[] unchanged) {
         List<String> argv = new ArrayList<>(List.of("write", rel, mode, Integer.toString(data.length)));
         if (unchanged != null) {
             argv.add(Long.toString(unchanged[0]));
@@ -306,7 +311,12 @@ public final class AgentWorkspace extends WorkspaceBase {
         }
     }
 
-    /** {@link Upload}, then the agent's commit; a failed upload's leftover (a full workspace) is removed. */
+    /**
+     * {@link Upload}, then the agent's commit; a failed upload's leftover (a full workspace) is removed. An engine
+     * that ends the upload with a reset (rootless Podman does when the workspace fills) tells nothing typed, so the
+     * write is made once more through the agent, whose error says what happened (a full workspace:
+     * {@code NO_SPACE_LEFT}); the old content stays either way.
+     */
     private void uploaded(String rel, byte[] data, String mode) {
         context.checkOpen();
         String name = ".sandbox4j-" + java.util.HexFormat.of().formatHex(randomBytes()) + ".tmp";
@@ -321,6 +331,10 @@ public final class AgentWorkspace extends WorkspaceBase {
                 }
             }
             context.checkOpen();
+            if (e.kind() == ErrorKind.BACKEND_UNAVAILABLE || e.kind() == ErrorKind.IO_ERROR) {
+                putThroughAgent(rel, data, mode, null);
+                return;
+            }
             throw e;
         }
         byte[] out = op("writing " + rel, null, null, 64, TIMEOUT, "commit", name, rel, mode).stdout();
