@@ -27,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,11 +54,9 @@ final class Cluster implements AutoCloseable {
     final KubernetesClient client;
     final KubernetesOptions options;
     private final boolean ownsClient;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "sandbox4j-kubernetes");
-        t.setDaemon(true);
-        return t;
-    });
+    /** The Lease's renewal and the janitor, on the library's shared timer (their API calls on its workers). */
+    private final java.util.List<java.util.concurrent.ScheduledFuture<?>> schedules =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicBoolean started = new AtomicBoolean();
     /** Watches of claims that dropped and were opened again (tests, diagnostics). */
     final java.util.concurrent.atomic.AtomicLong watchesReopened = new java.util.concurrent.atomic.AtomicLong();
@@ -87,14 +84,16 @@ final class Cluster implements AutoCloseable {
             return;
         }
         renewLease(); // before the first claim: another JVM's janitor must find this owner alive
-        timer.scheduleWithFixedDelay(this::renewLease, LEASE_SECONDS / 3, LEASE_SECONDS / 3, TimeUnit.SECONDS);
-        timer.scheduleWithFixedDelay(() -> {
+        java.util.concurrent.ScheduledExecutorService timer = dev.sandbox4j.core.Background.timer();
+        schedules.add(timer.scheduleWithFixedDelay(() -> dev.sandbox4j.core.Background.execute(this::renewLease),
+                LEASE_SECONDS / 3, LEASE_SECONDS / 3, TimeUnit.SECONDS));
+        schedules.add(timer.scheduleWithFixedDelay(() -> dev.sandbox4j.core.Background.execute(() -> {
             try {
                 janitor(MIN_AGE);
             } catch (RuntimeException e) {
                 LOG.debug("sandbox4j: the Kubernetes janitor failed: {}", e.toString());
             }
-        }, 5, 300, TimeUnit.SECONDS);
+        }), 5, 300, TimeUnit.SECONDS));
     }
 
     /** The pool's key, read once from its Secret. */
@@ -349,7 +348,7 @@ final class Cluster implements AutoCloseable {
 
     @Override
     public void close() {
-        timer.shutdownNow();
+        schedules.forEach(f -> f.cancel(false));
         if (started.get()) {
             try {
                 client.leases().inNamespace(options.namespace()).withName("sandbox4j-" + OWNER).delete();

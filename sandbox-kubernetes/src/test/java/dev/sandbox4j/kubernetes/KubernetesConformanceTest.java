@@ -80,5 +80,11 @@ class KubernetesConformanceTest implements SandboxConformance {
                                             java.net.InetSocketAddress... exempt) {
             return dev.sandbox4j.core.AgentEgress.overrideForTests(resolver, exempt);
         }
+
+        @Override
+        public AutoCloseable egressForTests(java.util.function.Function<String, java.net.InetAddress> resolver,
+                                            javax.net.ssl.SSLContext upstreamTls, java.net.InetSocketAddress... exempt) {
+            return dev.sandbox4j.core.AgentEgress.overrideForTests(resolver, upstreamTls, exempt);
+        }
     }
 }
