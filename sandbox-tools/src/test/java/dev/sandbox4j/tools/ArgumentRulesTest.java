@@ -166,9 +166,11 @@ class ArgumentRulesTest {
                 }
             }
         }
-        // the coding document's table says number; the reference filesystem server's zod schema says z.number()
-        assertThat(numbers).containsExactly("coding/bash.timeout", "filesystem/read_file.head",
-                "filesystem/read_file.tail", "filesystem/read_text_file.head", "filesystem/read_text_file.tail");
+        // the coding document's table says number (bash.timeout, sub_agent.max_turns); the reference filesystem
+        // server's zod schema says z.number()
+        assertThat(numbers).containsExactly("coding/bash.timeout", "coding/sub_agent.max_turns",
+                "filesystem/read_file.head", "filesystem/read_file.tail", "filesystem/read_text_file.head",
+                "filesystem/read_text_file.tail");
     }
 
     @Test
