@@ -92,7 +92,9 @@ class McpProfilesTest {
                     call("create_file", args("path", "c.py", "content", "x = 1\n"), "bytes_written=6"),
                     call("create_file", args("path", "c.py", "content", "x"), "error_type=already_exists"),
                     call("str_replace", args("path", "c.py", "old_str", "x = 1", "new_str", "x = 2"), "applied=true"),
-                    call("view", args("path", "c.py", "view_range", List.of(1, -1)), "content=     1\tx = 2\n"));
+                    call("view", args("path", "c.py", "view_range", List.of(1, -1)), "content=     1\tx = 2\n"),
+                    // no Claude Code CLI or key in these sandboxes: a typed failure (SubAgentTest runs the real CLI)
+                    call("sub_agent", args("prompt", "fix it", "model", "haiku"), "success=false", "error_type"));
             case "execute-code" -> local ? List.of(
                     call(EC, args("language", "python", "code", "print(6*7)"),
                             "stdout=42\n", "exit_code=0", "status=completed", "duration_ms"),
