@@ -521,6 +521,22 @@ static char **merge_env(char **spawn_env, uint32_t n)
     return v;
 }
 
+/* The command limits every child of the agent runs under (a command's reaper and a FILE operation alike). */
+static int apply_limits(void)
+{
+    if (nproc_limit >= 0) {
+        struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
+        if (setrlimit(RLIMIT_NPROC, &r) != 0)
+            return -1;
+    }
+    if (data_limit >= 0) {
+        struct rlimit r = { (rlim_t) data_limit, (rlim_t) data_limit };
+        if (setrlimit(RLIMIT_DATA, &r) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void child_exec(int in_r, int out_w, int err_w, int status_w, const char *cwd, char **argv, char **envp)
 {
     sigset_t none;
@@ -537,16 +553,8 @@ static void child_exec(int in_r, int out_w, int err_w, int status_w, const char 
         for (int fd = 3; fd < 4096; fd++)
             fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
-    if (nproc_limit >= 0) {
-        struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
-        if (setrlimit(RLIMIT_NPROC, &r) != 0)
-            goto fail;
-    }
-    if (data_limit >= 0) {
-        struct rlimit r = { (rlim_t) data_limit, (rlim_t) data_limit };
-        if (setrlimit(RLIMIT_DATA, &r) != 0)
-            goto fail;
-    }
+    if (apply_limits() != 0)
+        goto fail;
     if (chdir(cwd) != 0)
         goto fail;
     execve(reaper_path, argv, envp);
@@ -581,16 +589,8 @@ static void child_file(int in_r, int out_w, int err_w, int status_w, const char 
         for (int fd = 4; fd < 65536; fd++)
             close(fd);
     }
-    if (nproc_limit >= 0) {
-        struct rlimit r = { (rlim_t) nproc_limit, (rlim_t) nproc_limit };
-        if (setrlimit(RLIMIT_NPROC, &r) != 0)
-            goto fail;
-    }
-    if (data_limit >= 0) {
-        struct rlimit r = { (rlim_t) data_limit, (rlim_t) data_limit };
-        if (setrlimit(RLIMIT_DATA, &r) != 0)
-            goto fail;
-    }
+    if (apply_limits() != 0)
+        goto fail;
     struct rlimit files;
     if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max && files.rlim_cur < 4096) {
         files.rlim_cur = files.rlim_max < 4096 ? files.rlim_max : 4096; /* a copy holds two fds a level */
