@@ -211,7 +211,8 @@ class McpProfilesTest {
         r.get("tools").fieldNames().forEachRemaining(listed::add);
         List<String> expected = specs.stream().map(ToolSpec::name).toList();
         for (ToolSpec spec : specs) {
-            assertThat(r.at("/tools/" + spec.name() + "/title").asText()).as(profile + " " + spec.name() + " title")
+            assertThat(r.at("/tools/" + spec.name() + "/title").asText()).as(profile + " " + spec.name() + " title;"
+                    + " the client listed " + listed + " in " + r.get("tools"))
                     .isEqualTo(spec.title()).isNotBlank();
         }
         r.get("tools").fields().forEachRemaining(t -> assertThat(t.getValue().get("title").asText(""))
