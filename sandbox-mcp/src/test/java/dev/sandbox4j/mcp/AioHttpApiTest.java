@@ -58,6 +58,12 @@ class AioHttpApiTest {
         return () -> MemorySandbox.open(spec);
     }
 
+    /** A backend's opener, skipping (or failing, when required) where the backend cannot run. */
+    static Supplier<Sandbox> backend(String name, SandboxSpec spec) {
+        McpClientProcessTest.requireOrSkip(name);
+        return name.equals("memory") ? memory(spec) : () -> Sandboxes.open(name, spec);
+    }
+
     @AfterEach
     void stop() {
         if (server != null) {
@@ -91,10 +97,11 @@ class AioHttpApiTest {
         return node;
     }
 
-    @Test
-    void theDocumentsPythonClient_runsAsWritten() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"memory", "docker"})
+    void theDocumentsPythonClient_runsAsWritten(String backendName) throws Exception {
         Required.orSkip("python", has("python3") ? Optional.empty() : Optional.of("no python3"));
-        String base = start(memory(SandboxSpec.builder().file("src/a.py", "print(1)\n").file("src/b.py", "")
+        String base = start(backend(backendName, SandboxSpec.builder().file("src/a.py", "print(1)\n").file("src/b.py", "")
                 .file("src/notes.md", "x").file("data/x.txt", "hello\n").build()), null);
         String out = exec(AIO, 60, "python3", "doc_client.py", base);
         assertThat(out).contains("{\"debug\": false}", "Found: /home/gem/workspace/src/a.py",
@@ -198,10 +205,11 @@ class AioHttpApiTest {
         assertThat(body).doesNotContain("Exception", "\tat ");
     }
 
-    @Test
-    void curl_uploadDownloadAndTheToken() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"memory", "docker"})
+    void curl_uploadDownloadAndTheToken(String backendName) throws Exception {
         Required.orSkip("curl", has("curl") ? Optional.empty() : Optional.of("no curl"));
-        String base = start(memory(SandboxSpec.builder().build()), "secret-token-0123456789");
+        String base = start(backend(backendName, SandboxSpec.builder().build()), "secret-token-0123456789");
         byte[] report = new byte[3 * 1024 * 1024 + 7];
         new java.util.Random(7).nextBytes(report);
         Path local = tmp.resolve("report.pdf");
