@@ -183,7 +183,14 @@ final class ControllerSimulator implements AutoCloseable {
             sb.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE).build());
             sb.setSpec(new Crd.SandboxSpec(t.getSpec().podTemplate(), "Running", null, "Delete", null, null));
             sb.setStatus(new Crd.SandboxStatus(List.of(ready()), "sim-node", List.of(ip), null, null, null));
-            client.resource(sb).inNamespace(NAMESPACE).create();
+            try {
+                client.resource(sb).inNamespace(NAMESPACE).create();
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                // the client retried a create whose answer was late (a loaded mock server): it is there, go on
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
             setReady(name, ip);
         } catch (RuntimeException e) {
             System.err.println("k8s-sim: claim " + name + ": " + e);
