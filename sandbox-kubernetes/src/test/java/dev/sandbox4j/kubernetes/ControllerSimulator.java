@@ -70,6 +70,8 @@ final class ControllerSimulator implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** When this controller saw each claim's ADDED and when its status write returned (System.nanoTime). */
+    final Map<String, long[]> handling = new ConcurrentHashMap<>();
     /** The claims handled once already (a watch that reconnects delivers ADDED again). */
     private final java.util.Set<String> handled = ConcurrentHashMap.newKeySet();
     /** Claim name to container name. */
@@ -124,7 +126,11 @@ final class ControllerSimulator implements AutoCloseable {
             public void eventReceived(Action action, Crd.SandboxClaim c) {
                 String name = c.getMetadata().getName();
                 if (action == Action.ADDED && serving && handled.add(name)) {
-                    work.execute(() -> claimed(name));
+                    long seen = System.nanoTime();
+                    work.execute(() -> {
+                        claimed(name);
+                        handling.put(name, new long[] {seen, System.nanoTime()});
+                    });
                 } else if (action == Action.DELETED) {
                     work.execute(() -> released(name));
                 }
