@@ -139,7 +139,10 @@ final class ControllerSimulator implements AutoCloseable {
                 LABEL, NETWORK).orElseThrow());
         client.secrets().inNamespace(NAMESPACE).resource(secret(keyHex)).create();
         List<HasMetadata> objects = new ArrayList<>(client.load(Files.newInputStream(POOL_YAML)).items());
-        objects.addAll(client.load(Files.newInputStream(TEST_POOLS)).items());
+        // from the class path: the reliability suite runs this simulator from another module's directory
+        try (var pools = ControllerSimulator.class.getResourceAsStream("/test-pools.yaml")) {
+            objects.addAll(client.load(pools).items());
+        }
         for (HasMetadata o : objects) {
             // the generic objects of the file, as typed ones (the API server stores what the client sends)
             String yaml = client.getKubernetesSerialization().asYaml(o);
