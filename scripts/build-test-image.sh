@@ -3,6 +3,9 @@
 # bookworm with debootstrap, without any registry. Idempotent: exits immediately when the tag exists,
 # unless --force is given.
 #
+# With --corpus it also builds the seccomp corpus image (tag <tag>-corpus, default
+# sandbox4j/runtime:bookworm-corpus): the same rootfs plus gcc, libc6-dev, make, git, a headless JRE and strace, which
+# DockerSeccompTest's workload corpus runs in (the runtime image stays small; the other tests use it).
 # Requirements (fresh Debian 12): docker.io, debootstrap, root (or sudo) for debootstrap.
 # Env: SANDBOX4J_DOCKER_IMAGE (tag), DEBIAN_MIRROR (defaults to the first deb.debian.org-style URI
 # in /etc/apt/sources.list*, else http://deb.debian.org/debian), SANDBOX_UID (10001).
@@ -10,17 +13,22 @@ set -euo pipefail
 
 TAG="${SANDBOX4J_DOCKER_IMAGE:-sandbox4j/runtime:bookworm}"
 FORCE=0
+CORPUS=0
+CORPUS_PACKAGES="gcc libc6-dev make git default-jre-headless strace"
 for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
+    --corpus) CORPUS=1 ;;
     --tag=*) TAG="${a#--tag=}" ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a" >&2; exit 2 ;;
   esac
 done
 
-if [[ $FORCE -eq 0 ]] && docker image inspect "$TAG" >/dev/null 2>&1; then
-  echo "image $TAG already present (use --force to rebuild)"
+CORPUS_TAG="$TAG-corpus"
+have() { docker image inspect "$1" >/dev/null 2>&1; }
+if [[ $FORCE -eq 0 ]] && have "$TAG" && { [[ $CORPUS -eq 0 ]] || have "$CORPUS_TAG"; }; then
+  echo "image $TAG$([[ $CORPUS -eq 1 ]] && echo " and $CORPUS_TAG") already present (use --force to rebuild)"
   exit 0
 fi
 
@@ -42,7 +50,10 @@ SANDBOX_UID="${SANDBOX_UID:-10001}"
 
 START=$(date +%s)
 WORK=$(mktemp -d /tmp/sandbox4j-rootfs.XXXXXX)
-cleanup() { $SUDO rm -rf --one-file-system "$WORK"; }
+cleanup() {
+  $SUDO umount "$WORK/rootfs/proc" 2>/dev/null || true
+  $SUDO rm -rf --one-file-system "$WORK"
+}
 trap cleanup EXIT
 ROOT="$WORK/rootfs"
 
@@ -58,21 +69,36 @@ $SUDO mkdir -p "$ROOT/workspace"
 $SUDO chown "$SANDBOX_UID:$SANDBOX_UID" "$ROOT/workspace"
 $SUDO chmod 0755 "$ROOT/workspace"
 
-# Strip what a runtime does not need.
-$SUDO rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/* "$ROOT"/var/cache/debconf/*-old \
-  "$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/usr/share/info/* "$ROOT"/usr/share/locale/* \
-  "$ROOT"/var/log/* "$ROOT"/tmp/* 2>/dev/null || true
-# No setuid/setgid binaries in the image (defence in depth; no-new-privileges blocks them anyway).
-$SUDO find "$ROOT" -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} + || true
+# Strip what a runtime does not need, and the setuid/setgid bits; then import the rootfs as tag $1.
+strip_and_import() {
+  $SUDO rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/* "$ROOT"/var/cache/debconf/*-old \
+    "$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/usr/share/info/* "$ROOT"/usr/share/locale/* \
+    "$ROOT"/var/log/* "$ROOT"/tmp/* 2>/dev/null || true
+  # No setuid/setgid binaries in the image (defence in depth; no-new-privileges blocks them anyway).
+  $SUDO find "$ROOT" -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} + || true
 
-$SUDO tar -C "$ROOT" --numeric-owner -c . | docker import \
-  --change 'WORKDIR /workspace' \
-  --change "USER $SANDBOX_UID:$SANDBOX_UID" \
-  --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/workspace' \
-  --change 'VOLUME /workspace' \
-  --change 'CMD ["/bin/bash"]' \
-  --change 'LABEL dev.sandbox4j.image=1' \
-  - "$TAG"
+  $SUDO tar -C "$ROOT" --numeric-owner -c . | docker import \
+    --change 'WORKDIR /workspace' \
+    --change "USER $SANDBOX_UID:$SANDBOX_UID" \
+    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 HOME=/workspace' \
+    --change 'VOLUME /workspace' \
+    --change 'CMD ["/bin/bash"]' \
+    --change 'LABEL dev.sandbox4j.image=1' \
+    - "$1"
+  echo "built $1 in $(( $(date +%s) - START ))s"
+  docker image inspect "$1" --format '{{.Id}} {{.Size}}'
+}
 
-echo "built $TAG in $(( $(date +%s) - START ))s"
-docker image inspect "$TAG" --format '{{.Id}} {{.Size}}'
+if [[ $FORCE -eq 1 ]] || ! have "$TAG"; then
+  strip_and_import "$TAG"
+fi
+if [[ $CORPUS -eq 1 ]]; then
+  # The corpus's tools on top of the same rootfs (apt's lists were stripped: fetched again from the mirror).
+  # /proc for ca-certificates-java's configure step, which runs the JRE.
+  $SUDO mount -t proc proc "$ROOT/proc"
+  $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO chroot "$ROOT" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    $CORPUS_PACKAGES >/dev/null
+  $SUDO umount "$ROOT/proc"
+  strip_and_import "$CORPUS_TAG"
+fi

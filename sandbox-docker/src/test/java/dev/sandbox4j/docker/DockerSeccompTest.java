@@ -19,15 +19,18 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 33 on Docker: the container runs sandbox-core's allow-list (the same policy as the jail, generated as the
  * engine's JSON profile), the image's workloads run under it (Python with ssl, multiprocessing, sqlite3, asyncio;
  * Node with child_process, worker_threads, fs.watch, and with libuv's io_uring forced on; bash job control), and
- * what it refuses answers with the documented errno or kills. The image has no compiler, git or JVM: those parts of
- * the corpus run on the local backend (SeccompCorpusTest).
+ * what it refuses answers with the documented errno or kills. The runtime image has no compiler, git or JVM: the
+ * whole corpus runs in the corpus image (DockerSeccompCorpusTest) and on the local backend (SeccompCorpusTest).
+ * PodmanSeccompTest runs these tests against rootless Podman through the hooks below.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DockerSeccompTest {
     private static final String PY = String.join("\n",
             "import ssl, multiprocessing, sqlite3, asyncio, subprocess, threading",
@@ -51,20 +54,36 @@ class DockerSeccompTest {
             "    watcher.close(); console.log('node ok', m, out, d, d2); }));",
             "});");
 
-    private static Sandbox s;
+    private Sandbox s;
+
+    /** Opens a sandbox on the engine under test. */
+    Sandbox openSandbox(SandboxSpec spec) {
+        return DockerTestSupport.open(spec);
+    }
+
+    /** The options of the engine under test. */
+    DockerOptions options() {
+        return DockerOptions.defaults();
+    }
 
     @BeforeAll
-    static void open() {
-        DockerTestSupport.requireDocker();
-        s = DockerTestSupport.open(SandboxSpec.builder().commandTimeout(Duration.ofMinutes(2))
+    void open() {
+        s = openSandbox(SandboxSpec.builder().commandTimeout(Duration.ofMinutes(2))
                 .file("py.py", PY).file("node.js", NODE).build());
     }
 
     @AfterAll
-    static void close() {
+    void close() {
         if (s != null) {
             s.close();
         }
+    }
+
+    @Test
+    void theKernelFiltersTheContainersProcesses() {
+        // 2 = SECCOMP_MODE_FILTER: the engine installed a filter (the tests below say it is ours)
+        ExecResult r = s.shell().run("grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status");
+        assertThat(r.stdout()).as(r.stderr()).contains("NoNewPrivs:\t1").contains("Seccomp:\t2");
     }
 
     @Test
@@ -133,7 +152,7 @@ class DockerSeccompTest {
         String py = "python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True);"
                 + " r = l.syscall(425, 1, None); print(\"io_uring\", r, ctypes.get_errno())'";
         assertThat(s.shell().run(py).stdout()).isEqualTo("io_uring -1 38\n");
-        try (Sandbox o = DockerTestSupport.open(SandboxSpec.builder().syscallSet("io_uring").syscallSet("debug")
+        try (Sandbox o = openSandbox(SandboxSpec.builder().syscallSet("io_uring").syscallSet("debug")
                 .build())) {
             assertThat(o.info().details().get("seccomp")).isEqualTo("allow-list +debug +io_uring (sandbox4j profile)");
             assertThat(o.shell().run(py).stdout()).isEqualTo("io_uring -1 14\n"); // the kernel's EFAULT
@@ -147,7 +166,7 @@ class DockerSeccompTest {
 
     @Test
     void setsCannotBeAddedToACustomProfileAndNothingIsMade() {
-        DockerOptions custom = DockerOptions.defaults().withSeccompProfile("{\"defaultAction\": \"SCMP_ACT_ALLOW\"}");
+        DockerOptions custom = options().withSeccompProfile("{\"defaultAction\": \"SCMP_ACT_ALLOW\"}");
         List<String> before = DockerTestSupport.ownedResources(custom);
         assertThatThrownBy(() -> new DockerSandboxProvider(custom).open(SandboxSpec.builder().syscallSet("debug")
                 .build())).isInstanceOfSatisfying(SandboxException.class,

@@ -3,16 +3,17 @@ package dev.sandbox4j.core.seccomp;
 import dev.sandbox4j.core.seccomp.ArgRule.Pattern;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Assembles a {@link Policy} into a classic-BPF seccomp program ({@code struct sock_filter[]}, little-endian, as
  * {@code bwrap --seccomp FD} takes it). Layout: the architecture check (kill), on x86_64 the x32 check (kill), one
- * block per argument rule, then one chain per unconditional action, then {@code ENOSYS}. Outside the argument
- * rules only loads of the number and the architecture, {@code JEQ}/{@code JGE}/{@code JA} and {@code RET} are used, so the kernel's seccomp
- * cache (Linux 5.11) proves every unconditionally allowed number allowed and skips the program for it.
+ * block per argument rule, then a binary search over the numbers' ranges of equal action ({@code ENOSYS} for the
+ * unlisted ones and past the table). Outside the argument rules only loads of the number and the architecture,
+ * {@code JEQ}/{@code JGE}/{@code JA} and {@code RET} are used, so the kernel's seccomp cache (Linux 5.11) proves every
+ * unconditionally allowed number allowed and skips the program for it.
  */
 final class Bpf {
     private static final short LD_W_ABS = 0x20;
@@ -24,8 +25,6 @@ final class Bpf {
     private static final int OFF_NR = 0;
     private static final int OFF_ARCH = 4;
     private static final int X32_SYSCALL_BIT = 0x40000000;
-    /** Numbers tested per chain before its return: keeps every jump within the 8-bit offset. */
-    private static final int CHAIN = 200;
 
     private final ByteArrayOutputStream code = new ByteArrayOutputStream();
 
@@ -50,25 +49,65 @@ final class Bpf {
                 a.code.writeBytes(block);
             }
         }
-        Map<Integer, List<Integer>> byAction = new LinkedHashMap<>();
+        // The rest: every number's unconditional action as ranges of equal actions, searched as a balanced binary
+        // tree of JGE (about log2(ranges) comparisons for any number, against one JEQ per listed number when they
+        // were chains: the ENOSYS and EPERM answers walked all of them). Numbers of the argument rules never get
+        // here; they count as the default. The last range reaches 2^32 - 1, so numbers past the table are ENOSYS.
+        TreeMap<Integer, Integer> byNumber = new TreeMap<>();
         policy.actions.forEach((name, action) -> {
             int nr = t.nr(name);
-            if (nr >= 0 && action != Policy.DEFAULT && Policy.argRule(name) == null) {
-                byAction.computeIfAbsent(action, k -> new ArrayList<>()).add(nr);
+            if (nr >= 0 && Policy.argRule(name) == null) {
+                byNumber.put(nr, action);
             }
         });
-        byAction.forEach((action, numbers) -> {
-            for (int from = 0; from < numbers.size(); from += CHAIN) {
-                List<Integer> chunk = numbers.subList(from, Math.min(numbers.size(), from + CHAIN));
-                for (int i = 0; i < chunk.size(); i++) {
-                    a.op(JEQ_K, chunk.size() - i, 0, chunk.get(i));
-                }
-                a.op(JA, 0, 0, 1); // no match: over the return, to the next chain
-                a.op(RET_K, 0, 0, action);
+        List<int[]> ranges = new ArrayList<>(); // {first number, action}
+        int next = 0;
+        for (Map.Entry<Integer, Integer> e : byNumber.entrySet()) {
+            if (e.getKey() > next) {
+                add(ranges, next, Policy.DEFAULT);
             }
-        });
-        a.op(RET_K, 0, 0, Policy.DEFAULT);
+            add(ranges, e.getKey(), e.getValue());
+            next = e.getKey() + 1;
+        }
+        add(ranges, next, Policy.DEFAULT);
+        a.tree(ranges, 0, ranges.size());
         return a.code.toByteArray();
+    }
+
+    private static void add(List<int[]> ranges, int first, int action) {
+        if (ranges.isEmpty() || ranges.get(ranges.size() - 1)[1] != action) {
+            ranges.add(new int[] {first, action});
+        }
+    }
+
+    /**
+     * Ranges {@code [from, to)} as a subtree: one range is its return; more split at the middle range's first number,
+     * {@code JGE} to the upper half (over a {@code JA} when the lower half is longer than a conditional jump reaches).
+     */
+    private void tree(List<int[]> ranges, int from, int to) {
+        if (to - from == 1) {
+            op(RET_K, 0, 0, ranges.get(from)[1]);
+            return;
+        }
+        int mid = (from + to) >>> 1;
+        int lower = size(mid - from);
+        if (lower <= 255) {
+            op(JGE_K, lower, 0, ranges.get(mid)[0]);
+        } else {
+            op(JGE_K, 0, 1, ranges.get(mid)[0]);
+            op(JA, 0, 0, lower);
+        }
+        tree(ranges, from, mid);
+        tree(ranges, mid, to);
+    }
+
+    /** The instructions {@link #tree} writes for {@code n} ranges. */
+    private static int size(int n) {
+        if (n == 1) {
+            return 1;
+        }
+        int lower = size(n / 2);
+        return 1 + (lower <= 255 ? 0 : 1) + lower + size(n - n / 2);
     }
 
     /**
