@@ -75,7 +75,7 @@ class ChangeSetTest {
         String diff = cs.diff();
         assertThat(diff).contains("--- a/edit.txt\n+++ b/edit.txt\n", "-two\n+TWO\n",
                 "Binary files /dev/null and b/blob.bin differ", "old mode 100644\nnew mode 100755",
-                "deleted file mode 100644", "--- a/gone.txt\n+++ /dev/null\n-bye\n", "-keep.txt\n+/etc/passwd")
+                "deleted file mode 100644", "--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n", "-keep.txt\n\\ No newline at end of file\n+/etc/passwd")
                 .doesNotContain("keep.txt\n+++");
     }
 
