@@ -205,24 +205,20 @@ public final class ChangeSet implements Workspace {
 
     /** The entry at {@code p}, never following a link; null when absent. */
     public static Entry entry(Path p) throws IOException {
+        java.nio.file.attribute.BasicFileAttributes b;
         Map<String, Object> a;
         try {
-            a = Files.readAttributes(p, "unix:mode,rdev,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
+            b = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            a = Files.readAttributes(p, "unix:mode,rdev", LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException e) {
             return null;
         }
+        // the type from the basic view: jimfs's unix:mode holds the permission bits only
         int mode = (Integer) a.get("mode");
-        long rdev = ((Number) a.get("rdev")).longValue();
-        int fmt = mode & 0170000;
-        char type = switch (fmt) {
-            case 0040000 -> 'd';
-            case 0100000 -> 'f';
-            case 0120000 -> 'l';
-            case 0020000 -> rdev == 0 ? 'w' : 'o';
-            default -> 'o';
-        };
+        char type = b.isDirectory() ? 'd' : b.isRegularFile() ? 'f' : b.isSymbolicLink() ? 'l'
+                : (mode & 0170000) == 0020000 && ((Number) a.get("rdev")).longValue() == 0 ? 'w' : 'o';
         String target = type == 'l' ? Files.readSymbolicLink(p).toString() : null;
-        return new Entry(p, type, mode & 07777, (Long) a.get("size"), target, (FileTime) a.get("lastModifiedTime"));
+        return new Entry(p, type, mode & 07777, b.size(), target, b.lastModifiedTime());
     }
 
     private static boolean opaque(Path dir) {
