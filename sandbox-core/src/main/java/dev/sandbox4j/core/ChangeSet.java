@@ -69,6 +69,7 @@ public final class ChangeSet implements Workspace {
     private final Layout layout;
     private final Baseline baseline;
     private final Runnable guard;
+    private java.util.Set<String> hidden = java.util.Set.of();
 
     public ChangeSet(WorkspaceSource source, Path lower, Path upper, Layout layout, Baseline baseline,
                      Runnable guard) {
@@ -78,6 +79,15 @@ public final class ChangeSet implements Workspace {
         this.layout = layout;
         this.baseline = baseline;
         this.guard = guard;
+    }
+
+    /**
+     * Leaves these workspace-relative paths (and what is under them) out: mount points the jail made in the
+     * workspace, which are not the sandbox's changes.
+     */
+    public ChangeSet hiding(java.util.Set<String> paths) {
+        this.hidden = java.util.Set.copyOf(paths);
+        return this;
     }
 
     /** The baseline of a lower tree kept apart from the host (a snapshot): the host must hold the same entry. */
@@ -90,20 +100,26 @@ public final class ChangeSet implements Workspace {
     }
 
     /**
-     * The baseline of a lower tree that is the live host directory: the host entry must not have changed since
+     * The baseline of a lower tree that is the live host directory: the lower entry must not have changed since
      * {@code opened} (its ctime, which the kernel sets on every change of content or metadata and no call can set
-     * back, is older). {@code margin} covers the kernel's coarse clock (a tick late), at the cost of calling files
-     * changed just before the open conflicts.
+     * back, is older), and the host's entry must be that very file or hold the same. {@code margin} covers the
+     * kernel's coarse clock (a tick late), at the cost of calling files changed just before the open conflicts.
+     * Nothing is read at open: the cost is one stat per changed path at apply.
      */
     public static Baseline unchangedSince(Instant opened, java.time.Duration margin) {
         Instant fence = opened.minus(margin);
+        Baseline content = sameAsSnapshot();
         return (host, lowerEntry) -> {
             try {
-                FileTime ctime = (FileTime) Files.getAttribute(host, "unix:ctime", LinkOption.NOFOLLOW_LINKS);
-                return ctime.toInstant().isBefore(fence);
+                FileTime ctime = (FileTime) Files.getAttribute(lowerEntry.path(), "unix:ctime",
+                        LinkOption.NOFOLLOW_LINKS);
+                if (!ctime.toInstant().isBefore(fence)) {
+                    return false;
+                }
             } catch (NoSuchFileException e) {
                 return false;
             }
+            return HostDirs.same(host, lowerEntry.path()) || content.unchanged(host, lowerEntry);
         };
     }
 
@@ -136,6 +152,9 @@ public final class ChangeSet implements Workspace {
         names.addAll(low.keySet());
         for (String name : names) {
             Path r = rel.resolve(name);
+            if (hidden.contains(r.toString())) {
+                continue;
+            }
             Entry u = up.get(name);
             Entry l = low.get(name);
             if (u == null) {

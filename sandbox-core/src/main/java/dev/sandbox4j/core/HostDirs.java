@@ -57,6 +57,27 @@ public final class HostDirs {
         }
     }
 
+    /**
+     * Why a backend offering {@code features} cannot open {@code spec}'s workspace source or mounts (naming them and
+     * the feature missing), or null when it can. Backends throw it as {@link ErrorKind#UNSUPPORTED} at open.
+     */
+    public static String unsupported(dev.sandbox4j.SandboxSpec spec, java.util.Set<dev.sandbox4j.Feature> features,
+                                     String backend) {
+        dev.sandbox4j.Feature need = spec.workspace().feature();
+        if (need != null && !features.contains(need)) {
+            return "the " + backend + " backend cannot open the workspace source " + spec.workspace() + " (it lacks "
+                    + need + ")";
+        }
+        for (dev.sandbox4j.Mount m : spec.mounts()) {
+            dev.sandbox4j.Feature f = m.kind() == dev.sandbox4j.Mount.Kind.READ_ONLY
+                    ? dev.sandbox4j.Feature.READ_ONLY_MOUNTS : dev.sandbox4j.Feature.SCRATCH_MOUNTS;
+            if (!features.contains(f)) {
+                return "the " + backend + " backend cannot make the mount " + m + " (it lacks " + f + ")";
+            }
+        }
+        return null;
+    }
+
     /** Whether {@code path} still is the directory or file {@code checked} was (same device and inode). */
     public static boolean same(Path path, Path checked) {
         try {

@@ -49,7 +49,13 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
             for (String f : List.of("README.md", "src/main/App.java", "old.txt", "logo.bin")) {
                 Files.setPosixFilePermissions(d.resolve(f), PosixFilePermissions.fromString("rw-r--r--"));
             }
+            // a backend whose apply-back baseline is the kernel's ctime (local) calls files changed in the last
+            // moments before the open conflicts (it cannot tell them from changes after it): a repository is older
+            Thread.sleep(150);
             return d;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -226,6 +232,8 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     @Requires(Feature.WORKSPACE_BIND)
     default void bind_writesReachTheHost() throws IOException {
         Path repo = repo();
+        // writable by anyone: a jail may run as another uid than the directory's owner (a root JVM's own files)
+        Files.setPosixFilePermissions(repo, PosixFilePermissions.fromString("rwxrwxrwx"));
         try (Sandbox s = fixture().open(SandboxSpec.builder().workspace(WorkspaceSource.bindReadWrite(repo))
                 .build())) {
             s.files().write("from-sandbox.txt", "hello\n");
@@ -240,6 +248,13 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     @Requires(Feature.READ_ONLY_MOUNTS)
     default void readOnlyMount_writesFail_EROFSInside_permissionDeniedThroughTheApi() {
         Path data = repo();
+        try {
+            // writable by anyone: the mount, not the files' modes, must be what refuses the writes
+            Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx"));
+            Files.setPosixFilePermissions(data.resolve("README.md"), PosixFilePermissions.fromString("rw-rw-rw-"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         try (Sandbox s = fixture().open(SandboxSpec.builder().mount(Mount.readOnly(data, "/workspace/data"))
                 .build())) {
             assertThat(s.files().readText("data/README.md")).startsWith("# demo");
