@@ -70,6 +70,7 @@ public final class ChangeSet implements Workspace {
     private final Baseline baseline;
     private final Runnable guard;
     private java.util.Set<String> hidden = java.util.Set.of();
+    private Object lowerKey;
 
     public ChangeSet(WorkspaceSource source, Path lower, Path upper, Layout layout, Baseline baseline,
                      Runnable guard) {
@@ -88,6 +89,32 @@ public final class ChangeSet implements Workspace {
     public ChangeSet hiding(java.util.Set<String> paths) {
         this.hidden = java.util.Set.copyOf(paths);
         return this;
+    }
+
+    /**
+     * Pins the lower tree to the directory it is now (device and inode): when its path later leads elsewhere (a
+     * parent renamed, a link swapped in), the change set refuses with {@link ErrorKind#CONFLICT} instead of
+     * comparing against, diffing or reading whatever the path now names.
+     */
+    public ChangeSet pinLower() throws IOException {
+        this.lowerKey = Files.readAttributes(lower, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        return this;
+    }
+
+    private void checkLower() {
+        if (lowerKey == null) {
+            return;
+        }
+        Object now;
+        try {
+            now = Files.readAttributes(lower, java.nio.file.attribute.BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            now = null;
+        }
+        if (!lowerKey.equals(now)) {
+            throw new SandboxException(ErrorKind.CONFLICT, "the source directory " + lower + " is no longer the "
+                    + "directory the sandbox opened on (moved, or a link swapped in above it); no change set");
+        }
     }
 
     /** The baseline of a lower tree kept apart from the host (a snapshot): the host must hold the same entry. */
@@ -135,6 +162,7 @@ public final class ChangeSet implements Workspace {
 
     private List<Item> items() {
         guard.run();
+        checkLower();
         List<Item> out = new ArrayList<>();
         try {
             compareDir(lower.getFileSystem().getPath(""), layout == Layout.FULL_TREE, out);
@@ -158,7 +186,8 @@ public final class ChangeSet implements Workspace {
             Entry u = up.get(name);
             Entry l = low.get(name);
             if (u == null) {
-                if (complete && l != null) {
+                // a full copy never holds the source's FIFOs, devices and sockets (TreeCopy skips them)
+                if (complete && l != null && !(layout == Layout.FULL_TREE && l.type() == 'o')) {
                     deleted(r, l, out);
                 }
             } else if (u.type() == 'w') {

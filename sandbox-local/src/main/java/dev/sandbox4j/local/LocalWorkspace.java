@@ -104,14 +104,14 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         }
         if (merged != null) {
             ChangeSet cs = new ChangeSet(source, real, ws, ChangeSet.Layout.OVERLAY_UPPER,
-                    ChangeSet.unchangedSince(opened, FENCE_MARGIN), guard).hiding(mountPoints);
+                    ChangeSet.unchangedSince(opened, FENCE_MARGIN), guard).hiding(mountPoints).pinLower();
             return new LocalWorkspace(merged, true, "overlay " + real + " (overlayfs mounted by the JVM; upper "
                     + "layer in the sandbox's workspace directory" + (dirs.granted().hasWorkspaceQuota()
                     ? ", under its quota" : "") + "; jail uid " + uid + ")", cs, merged, binds, mountsDetail);
         }
         TreeCopy.Result r = TreeCopy.copy(real, ws, host.root ? p -> chown(p, uid, gid) : null);
         ChangeSet cs = new ChangeSet(source, real, ws, ChangeSet.Layout.FULL_TREE,
-                ChangeSet.unchangedSince(opened, FENCE_MARGIN), guard).hiding(mountPoints);
+                ChangeSet.unchangedSince(opened, FENCE_MARGIN), guard).hiding(mountPoints).pinLower();
         String copied = r.files() + " entries, " + r.bytes() + " bytes"
                 + (r.skipped() > 0 ? ", " + r.skipped() + " FIFOs/devices/sockets skipped" : "");
         return new LocalWorkspace(dirs.bound(), mountInWorkspace, (why == null ? "copy " + real + " ("
