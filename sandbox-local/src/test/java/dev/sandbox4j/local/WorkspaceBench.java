@@ -27,15 +27,16 @@ class WorkspaceBench {
         Jail.assumeAvailable();
         Path base = Files.createTempDirectory("sandbox4j-bench-");
         Path repo = base.resolve("repo");
-        WorkspaceAttackTest.sh(base, "mkdir repo && cd repo && head -c 20480 /dev/urandom > /tmp/sbx-bench-blk && "
-                + "for d in $(seq 0 99); do mkdir d$d; for f in $(seq 0 99); do cat /tmp/sbx-bench-blk > d$d/f$f; done; "
-                + "done && rm /tmp/sbx-bench-blk && chmod -R a+rX ." + (Host.isRoot() ? " && chown -R "
-                + WorkspaceAttackTest.OWNER + ":" + WorkspaceAttackTest.OWNER + " ." : "") + " && sync");
+        WorkspaceAttackTest.sh(base, "mkdir repo && python3 -c \"import os\nb=os.urandom(20480)\nfor d in range(100):"
+                + "\n os.mkdir('repo/d%d'%d)\n for f in range(100): open('repo/d%d/f%d'%(d,f),'wb').write(b)\" && "
+                + "chmod -R a+rX repo" + (Host.isRoot() ? " && chown -R " + WorkspaceAttackTest.OWNER + ":"
+                + WorkspaceAttackTest.OWNER + " repo && mkdir cpfs && mount -t tmpfs -o size=1g bench cpfs" : "")
+                + " && sync");
         Thread.sleep(200);
         try {
             report(base, repo);
         } finally {
-            WorkspaceAttackTest.sh(Path.of("/"), "rm -rf '" + base + "'");
+            WorkspaceAttackTest.sh(Path.of("/"), "umount '" + base + "/cpfs' 2>/dev/null; rm -rf '" + base + "'");
         }
     }
 
@@ -53,7 +54,9 @@ class WorkspaceBench {
         double cpMs = median(() -> {
             long t = System.nanoTime();
             try {
-                WorkspaceAttackTest.sh(base, "rm -rf cp && cp -a repo cp");
+                // into a tmpfs as root, like the copy source (the default quota's tmpfs); else the same disk
+                WorkspaceAttackTest.sh(base, Host.isRoot() ? "rm -rf cpfs/cp && cp -a repo cpfs/cp"
+                        : "rm -rf cp && cp -a repo cp");
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
