@@ -43,7 +43,9 @@ public enum ErrorKind {
     AMBIGUOUS_MATCH(false),
     /**
      * The file changed while it was being read by a call that checks it did not
-     * ({@link FileSystem#readToUnchanged}); reading it again once it is stable may succeed.
+     * ({@link FileSystem#readToUnchanged}); reading it again once it is stable may succeed. Also: a change set
+     * could not be applied ({@link Workspace#applyTo}) because the host changed the same files; the message names
+     * them and nothing was applied.
      */
     CONFLICT(true),
     /** The language is unknown or its runtime is not present in this sandbox. */

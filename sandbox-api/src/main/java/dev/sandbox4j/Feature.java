@@ -43,4 +43,17 @@ public enum Feature {
     POSIX_PERMISSIONS,
     /** File names may be arbitrary bytes (not UTF-8), as on Linux file systems. */
     BYTE_FILE_NAMES,
+    /** {@link WorkspaceSource#copyOf}: the workspace starts as a copy of a host directory, with a change set. */
+    WORKSPACE_COPY,
+    /**
+     * {@link WorkspaceSource#overlayOf}: the workspace is a host directory under a copy-on-write layer; the host is
+     * never written, and {@link Sandbox#workspace()} gives the change set.
+     */
+    WORKSPACE_OVERLAY,
+    /** {@link WorkspaceSource#bindReadWrite}: the workspace is a host directory itself, written in place. */
+    WORKSPACE_BIND,
+    /** {@link Mount#readOnly}: host paths read-only at chosen paths; writes fail (EROFS, permission_denied). */
+    READ_ONLY_MOUNTS,
+    /** {@link Mount#scratch}: empty read-write directories at chosen paths, gone with the sandbox. */
+    SCRATCH_MOUNTS,
 }

@@ -9,7 +9,8 @@ package dev.sandbox4j;
  * {@code unsupported} for a backend that has contexts). The flip side: a decorator that overrides one overload does
  * not see calls of the others, which go straight to the delegate; override each one it must see. The components
  * ({@link #shell()}, {@link #code()}, {@link #files()}) are the delegate's unless overridden; wrap them with
- * {@link ForwardingShell}, {@link ForwardingCodeRunner} and {@link ForwardingFileSystem}.
+ * {@link ForwardingShell}, {@link ForwardingCodeRunner}, {@link ForwardingFileSystem} and
+ * {@link ForwardingWorkspace}.
  */
 public abstract class ForwardingSandbox implements Sandbox {
     protected ForwardingSandbox() {
@@ -36,6 +37,11 @@ public abstract class ForwardingSandbox implements Sandbox {
     @Override
     public FileSystem files() {
         return delegate().files();
+    }
+
+    @Override
+    public Workspace workspace() {
+        return delegate().workspace();
     }
 
     @Override

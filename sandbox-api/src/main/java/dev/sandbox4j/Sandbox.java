@@ -18,6 +18,17 @@ public interface Sandbox extends AutoCloseable {
 
     FileSystem files();
 
+    /**
+     * The workspace as a change set over its {@link SandboxSpec#workspace() source}: what the sandbox changed, as a
+     * list and a diff, and its application back to a host directory.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} when the backend has no change sets
+     */
+    default Workspace workspace() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") offers no workspace change set");
+    }
+
     /** The backend, its features and the limits really in force. */
     SandboxInfo info();
 

@@ -39,6 +39,8 @@ public final class SandboxSpec {
     private final boolean bestEffortLimits;
     private final Map<String, byte[]> files;
     private final Set<String> syscallSets;
+    private final WorkspaceSource workspace;
+    private final java.util.List<Mount> mounts;
 
     private SandboxSpec(Builder b) {
         this.commandTimeout = b.commandTimeout;
@@ -52,6 +54,8 @@ public final class SandboxSpec {
         b.files.forEach((k, v) -> copy.put(k, v.clone()));
         this.files = Collections.unmodifiableMap(copy);
         this.syscallSets = Collections.unmodifiableSet(new TreeSet<>(b.syscallSets));
+        this.workspace = b.workspace;
+        this.mounts = java.util.List.copyOf(b.mounts.values());
     }
 
     /** 2-minute commands, a 1-hour lifetime, 15,000 + 15,000 characters of output, no network, default limits. */
@@ -74,6 +78,8 @@ public final class SandboxSpec {
         b.bestEffortLimits = bestEffortLimits;
         files.forEach((k, v) -> b.files.put(k, v.clone()));
         b.syscallSets.addAll(syscallSets);
+        b.workspace = workspace;
+        mounts.forEach(m -> b.mounts.put(m.path(), m));
         return b;
     }
 
@@ -134,6 +140,16 @@ public final class SandboxSpec {
         return syscallSets;
     }
 
+    /** What the workspace starts from; {@link WorkspaceSource#empty()} by default. */
+    public WorkspaceSource workspace() {
+        return workspace;
+    }
+
+    /** Extra mounts beside the workspace, in the order added (one per sandbox path). */
+    public java.util.List<Mount> mounts() {
+        return mounts;
+    }
+
     /** Builds a {@link SandboxSpec}. */
     public static final class Builder {
         private Duration commandTimeout = Duration.ofMinutes(2);
@@ -145,6 +161,8 @@ public final class SandboxSpec {
         private boolean bestEffortLimits;
         private final Map<String, byte[]> files = new LinkedHashMap<>();
         private final Set<String> syscallSets = new TreeSet<>();
+        private WorkspaceSource workspace = WorkspaceSource.empty();
+        private final Map<String, Mount> mounts = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -199,6 +217,33 @@ public final class SandboxSpec {
 
         public Builder file(String path, byte[] content) {
             files.put(Objects.requireNonNull(path, "path"), content.clone());
+            return this;
+        }
+
+        /**
+         * What the workspace starts from: empty (the default), a copy of a host directory, a copy-on-write overlay
+         * of it, or the directory itself read-write; see {@link WorkspaceSource} for what each means for the host.
+         * The spec's {@link #file files} are written on top.
+         */
+        public Builder workspace(WorkspaceSource source) {
+            this.workspace = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        /**
+         * Adds a mount ({@link Mount#readOnly}, {@link Mount#scratch}).
+         *
+         * @throws IllegalArgumentException when another mount has the same path, or one holds the other
+         */
+        public Builder mount(Mount mount) {
+            Objects.requireNonNull(mount, "mount");
+            for (String other : mounts.keySet()) {
+                if (other.equals(mount.path()) || other.startsWith(mount.path() + "/")
+                        || mount.path().startsWith(other + "/")) {
+                    throw new IllegalArgumentException("mount " + mount + " overlaps the mount at " + other);
+                }
+            }
+            mounts.put(mount.path(), mount);
             return this;
         }
 
@@ -265,6 +310,8 @@ public final class SandboxSpec {
         return "SandboxSpec[commandTimeout=" + commandTimeout + ", lifetime=" + lifetime + ", outputLimit="
                 + outputLimit + ", env=" + env.keySet() + ", network=" + network + ", limits=" + limits
                 + (bestEffortLimits ? " (best effort)" : "") + ", files="
-                + files.keySet() + (syscallSets.isEmpty() ? "" : ", syscallSets=" + syscallSets) + "]";
+                + files.keySet() + (syscallSets.isEmpty() ? "" : ", syscallSets=" + syscallSets)
+                + (workspace.kind() == WorkspaceSource.Kind.EMPTY ? "" : ", workspace=" + workspace)
+                + (mounts.isEmpty() ? "" : ", mounts=" + mounts) + "]";
     }
 }

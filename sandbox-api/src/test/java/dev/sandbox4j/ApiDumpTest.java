@@ -54,6 +54,8 @@ class ApiDumpTest {
         // no concept of its own; ForwardingTest pins that there is exactly one per such interface.
         // Nested went from 10 to 12 with brokered credentials (issue 28): NetworkPolicy.Credential and its Kind belong
         // to the policy that binds them to hosts, nested there rather than as a top-level concept.
+        // Top-level went from 31 to 34 and nested from 12 to 16 with workspace sources (issue 35): the source, a mount
+        // and the change set are three concepts a user names (each with its kind; Change reuses FileInfo for states).
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -62,8 +64,8 @@ class ApiDumpTest {
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested, "
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
-        assertThat(topLevel).isLessThanOrEqualTo(31);
-        assertThat(nested).isLessThanOrEqualTo(12);
+        assertThat(topLevel).isLessThanOrEqualTo(34);
+        assertThat(nested).isLessThanOrEqualTo(16);
     }
 
     private static String dump() throws Exception {

@@ -79,6 +79,12 @@ class ForwardingTest {
                 protected FileWatch delegate() {
                     return (FileWatch) d;
                 }
+            },
+            Workspace.class, d -> new ForwardingWorkspace() {
+                @Override
+                protected Workspace delegate() {
+                    return (Workspace) d;
+                }
             });
 
     private final AtomicInteger counter = new AtomicInteger(1000);

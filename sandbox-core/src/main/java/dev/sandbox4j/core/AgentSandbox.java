@@ -246,6 +246,13 @@ public final class AgentSandbox implements Sandbox {
     }
 
     @Override
+    public dev.sandbox4j.Workspace workspace() {
+        checkOpen();
+        dev.sandbox4j.Workspace w = host.changeSet(context);
+        return w != null ? w : new NoChangeSet(spec.workspace(), this::checkOpen);
+    }
+
+    @Override
     public SandboxInfo info() {
         checkOpen();
         return info;

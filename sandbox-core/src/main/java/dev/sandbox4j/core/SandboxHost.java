@@ -78,6 +78,14 @@ public interface SandboxHost {
     /** The file API: the host's own (a path on the host) or through {@code runner}; checks {@code context} itself. */
     FileSystem workspace(AgentRunner runner, Context context);
 
+    /**
+     * The workspace's change set ({@link dev.sandbox4j.Sandbox#workspace()}) for a copy or overlay source, or null:
+     * then the sandbox answers with a workspace without one ({@link NoChangeSet}).
+     */
+    default dev.sandbox4j.Workspace changeSet(Context context) {
+        return null;
+    }
+
     /** Paths of the workspace a watch must not report (the host's temporary files). */
     default Predicate<String> hiddenFromWatches() {
         return p -> false;

@@ -64,6 +64,12 @@ public final class DockerSandboxProvider implements SandboxProvider {
 
     @Override
     public Sandbox open(SandboxSpec spec) {
-        return ContainerHost.open(options, Objects.requireNonNull(spec, "spec"));
+        String refused = dev.sandbox4j.core.HostDirs.unsupported(Objects.requireNonNull(spec, "spec"), features(),
+                "docker");
+        if (refused != null) {
+            // bind mounts and volumes are issue 35's next step here; until then the source is refused, not ignored
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
+        }
+        return ContainerHost.open(options, spec);
     }
 }

@@ -88,7 +88,12 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
 
     @Override
     public Sandbox open(SandboxSpec spec) {
-        return KubernetesHost.open(cluster(), Objects.requireNonNull(spec, "spec"));
+        String refused = dev.sandbox4j.core.HostDirs.unsupported(Objects.requireNonNull(spec, "spec"), features(),
+                "kubernetes");
+        if (refused != null) {
+            throw KubeErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
+        }
+        return KubernetesHost.open(cluster(), spec);
     }
 
     /** Deletes the JVM's Lease and, unless it was given, closes the client; sandboxes still open stay open. */

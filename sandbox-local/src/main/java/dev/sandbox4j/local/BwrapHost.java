@@ -67,13 +67,18 @@ final class BwrapHost implements SandboxHost {
     private final SandboxInfo info;
     /** Not root, with a workspace quota: where the agent is, for the helper that then holds the quota's tmpfs. */
     private final Path quotaAgent;
+    /** The workspace source and mounts, as prepared at open. */
+    private final LocalWorkspace sourced;
     /** The sandbox over this host, once open (the JVM's exit closes it). */
     private volatile Sandbox sandbox;
+    /** The sandbox's open state, for the change set's guard (set once the sandbox exists). */
+    private volatile java.util.concurrent.atomic.AtomicReference<Context> opened;
     /** Not root, with a workspace quota: the helper that holds the quota's tmpfs, or null. */
     private volatile Process quotaHolder;
 
     private BwrapHost(String id, Cgroups cgroups, JailDirs dirs, JailCommandLine.Jail who, Process jail,
-                      SandboxInfo info, Path quotaAgent) {
+                      SandboxInfo info, Path quotaAgent, LocalWorkspace sourced) {
+        this.sourced = sourced;
         this.id = id;
         this.cgroups = cgroups;
         this.dirs = dirs;
@@ -138,17 +143,28 @@ final class BwrapHost implements SandboxHost {
         }
         Phases.mark("open: agent binaries (once per JVM)");
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
-        int uid = host.root ? options.uidBase() + RANDOM.nextInt(1_000_000) : Host.currentUid();
+        // overlay and bind as root: the jail runs as the directory's owner (overlayfs and the files' modes check it)
+        int owner = host.root ? LocalWorkspace.ownerUid(spec) : -1;
+        int uid = host.root ? (owner > 0 ? owner : options.uidBase() + RANDOM.nextInt(1_000_000)) : Host.currentUid();
         int gid = host.root ? uid : Host.currentGid();
+        java.util.concurrent.atomic.AtomicReference<Context> opened = new java.util.concurrent.atomic.AtomicReference<>();
         JailDirs dirs = null;
         Cgroups cg = null;
         try {
             dirs = JailDirs.make(host, options, spec, granted, quotaFailed, uid, gid);
             granted = dirs.granted();
+            LocalWorkspace sourced = LocalWorkspace.prepare(host, spec, dirs, uid, gid, () -> {
+                Context c = opened.get();
+                if (c != null) {
+                    c.checkOpen();
+                }
+            });
+            Phases.mark("open: workspace source");
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
             Phases.mark("open: cgroups made");
-            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid);
+            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced);
+            h.opened = opened;
             cg = null; // from here on the host's close removes them
             dirs = null;
             return h.sandbox = AgentSandbox.open(h, spec); // closes the host when it fails
@@ -170,8 +186,8 @@ final class BwrapHost implements SandboxHost {
 
     /** Decides the limits in force, starts the jail's launcher and makes the host (not yet the sandbox). */
     private static BwrapHost start(String id, Host host, CgroupSetting setting, Limits can, Cgroups cg,
-                                   SandboxSpec spec, JailDirs dirs, Path agentDir, int uid, int gid)
-            throws IOException {
+                                   SandboxSpec spec, JailDirs dirs, Path agentDir, int uid, int gid,
+                                   LocalWorkspace sourced) throws IOException {
         ResourceLimits granted = dirs.granted();
         long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
         boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
@@ -188,11 +204,11 @@ final class BwrapHost implements SandboxHost {
                 ? spec.limits().memoryBytes() : 0;
         JailCommandLine.Jail jail = new JailCommandLine.Jail(host.root, uid, gid, maxFile, inForce.tmpBytes(),
                 nproc ? granted.maxProcesses() : 0, dataLimit, dirs.quotaInJail());
-        Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), dirs.bound(), agentDir),
-                Seccomp.program(spec.syscallSets()));
-        SandboxInfo info = JailInfo.of(id, host, setting, cg, spec, jail, dirs, inForce);
+        Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), sourced.bound(), agentDir,
+                sourced.binds()), Seccomp.program(spec.syscallSets()));
+        SandboxInfo info = JailInfo.of(id, host, setting, cg, spec, jail, dirs, inForce, sourced);
         BwrapHost h = new BwrapHost(id, cg, dirs, jail, launcher, info,
-                dirs.quotaInJail() ? agentDir.resolve(AgentBinary.AGENT) : null);
+                dirs.quotaInJail() ? agentDir.resolve(AgentBinary.AGENT) : null, sourced);
         OPEN.add(h);
         Phases.mark("open: host");
         return h;
@@ -245,6 +261,7 @@ final class BwrapHost implements SandboxHost {
             cg.destroy();
         }
         if (dirs != null) {
+            Overlay.discard(dirs);
             dirs.delete();
         }
     }
@@ -258,6 +275,7 @@ final class BwrapHost implements SandboxHost {
 
     @Override
     public AgentStreams start(Context context) {
+        opened.set(context);
         agentErr.drainInBackground(jail.getErrorStream(), "sandbox4j-" + id + "-stderr");
         return new AgentStreams(jail.getInputStream(), jail.getOutputStream());
     }
@@ -305,6 +323,12 @@ final class BwrapHost implements SandboxHost {
 
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
+        if (sourced.viaAgent()) {
+            // the jail's /workspace is not a host directory the JVM may stage beside: an overlay's merged view (its
+            // writes must land in the upper layer as the jail's user), a user's directory, mounts covering parts of it
+            return new dev.sandbox4j.core.AgentWorkspace(runner, "/workspace", context, this::error,
+                    info.limits().maxFileBytes());
+        }
         NioWorkspace.Options fo = NioWorkspace.Options.defaults().withGuard(context::checkOpen)
                 .withMaxFileBytes(info.limits().maxFileBytes())
                 .withSizeFirst(info.limits().hasWorkspaceQuota() && WorkspaceQuota.HUGE);
@@ -313,6 +337,16 @@ final class BwrapHost implements SandboxHost {
         }
         // writes stage outside the workspace: no temp name for watches to hide
         return new NioWorkspace(dirs.workspace(), dirs.staging(), fo);
+    }
+
+    @Override
+    public java.util.function.Predicate<String> hiddenFromWatches() {
+        return sourced.viaAgent() ? dev.sandbox4j.core.AgentWorkspace::isTemporary : p -> false;
+    }
+
+    @Override
+    public dev.sandbox4j.Workspace changeSet(Context context) {
+        return sourced.changes();
     }
 
     @Override
@@ -363,6 +397,8 @@ final class BwrapHost implements SandboxHost {
     public void close() {
         Phases.mark("close");
         OPEN.remove(this);
+        // the overlay first: its upper layer may be on the quota's tmpfs, which is unmounted next
+        Overlay.discard(dirs);
         // root's quota tmpfs on the host is unmounted while the jail's processes are killed: the jail holds a mount
         // of its own (its namespace's), so the host's umount(8) (a process start, ~5 ms) need not wait for their
         // end; the tmpfs's memory goes when the last of the two mounts does. Joined below, before close returns.

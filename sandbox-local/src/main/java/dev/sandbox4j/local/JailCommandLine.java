@@ -67,8 +67,26 @@ record JailCommandLine(List<String> bwrap, List<String> agent, List<String> laun
      * @param ctl       the sandbox's control directory (the launcher's working directory, its files' home)
      * @param workspace bound read-write at {@code /workspace}
      * @param agentDir  the agent's binaries, bound read-only at {@link #AGENT_DIR}
+     * @param mounts    extra binds after the workspace's (read-only host paths, scratch directories), in order
      */
-    record Paths(Path ctl, Path workspace, Path agentDir) {
+    record Paths(Path ctl, Path workspace, Path agentDir, List<Bind> mounts) {
+        Paths {
+            mounts = List.copyOf(mounts);
+        }
+
+        Paths(Path ctl, Path workspace, Path agentDir) {
+            this(ctl, workspace, agentDir, List.of());
+        }
+    }
+
+    /**
+     * One extra bind: {@code host} at {@code dest} in the jail, read-only or not. Binds under {@code /workspace} come
+     * after the workspace's own, so they cover it there.
+     */
+    record Bind(Path host, String dest, boolean readOnly) {
+        List<String> args() {
+            return List.of(readOnly ? "--ro-bind" : "--bind", host.toString(), dest);
+        }
     }
 
     JailCommandLine {
@@ -142,8 +160,11 @@ record JailCommandLine(List<String> bwrap, List<String> agent, List<String> laun
             a.addAll(List.of("--size", Long.toString(tmp)));
         }
         a.addAll(List.of("--tmpfs", "/tmp",
-                "--bind", paths.workspace().toString(), "/workspace",
-                "--ro-bind", paths.agentDir().toString(), AGENT_DIR));
+                "--bind", paths.workspace().toString(), "/workspace"));
+        for (Bind b : paths.mounts()) {
+            a.addAll(b.args());
+        }
+        a.addAll(List.of("--ro-bind", paths.agentDir().toString(), AGENT_DIR));
         a.addAll(List.of("--chdir", "/workspace", "--remount-ro", "/"));
         a.addAll(List.of("--seccomp", "4")); // the program: the control file "seccomp"
         return a;

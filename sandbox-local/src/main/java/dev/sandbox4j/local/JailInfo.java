@@ -17,10 +17,13 @@ final class JailInfo {
     }
 
     static SandboxInfo of(String id, Host host, CgroupSetting setting, Cgroups cg, SandboxSpec spec,
-                          JailCommandLine.Jail jail, JailDirs dirs, ResourceLimits inForce) {
+                          JailCommandLine.Jail jail, JailDirs dirs, ResourceLimits inForce,
+                          LocalWorkspace sourced) {
         Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
                 Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
-                Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
+                Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
+                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS,
+                Feature.SCRATCH_MOUNTS);
         if (inForce.memoryBytes() > 0) {
             features.add(Feature.MEMORY_LIMIT);
         }
@@ -48,6 +51,8 @@ final class JailInfo {
         }
         details.put("seccomp", Seccomp.describe(spec.syscallSets()));
         details.put("workspace", dirs.workspace().toString());
+        details.put("workspace source", sourced.detail());
+        details.put("mounts", sourced.mountsDetail());
         details.put("workspace quota", inForce.hasWorkspaceQuota()
                 ? (dirs.quotaInJail() ? "tmpfs in the jail's mount namespace (held by a helper of this JVM's user): "
                 : "tmpfs on the host workspace dir: ") + inForce.workspaceBytes() + " bytes, "

@@ -39,7 +39,9 @@ final class Leftovers {
         if (root == null) {
             return true;
         }
-        // a workspace quota's tmpfs goes first (its memory with it); then the mount point is an empty directory
+        // an overlay source's merged view goes first (deleting through it would only whiteout, but slowly), then a
+        // workspace quota's tmpfs (its memory with it); then the mount points are empty directories
+        Overlay.unmount(root.resolve("merged"));
         WorkspaceQuota.unmount(root);
         try {
             NioWorkspace.deleteTree(root);

@@ -41,7 +41,10 @@ public final class LocalSandboxProvider implements SandboxProvider {
     public Set<Feature> features() {
         Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.SHARED_PROCESS_SPACE,
                 Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.ISOLATION,
-                Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES);
+                Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
+                // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)
+                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS,
+                Feature.SCRATCH_MOUNTS);
         Host host = Host.get(options);
         if (host.problem != null) {
             return f;

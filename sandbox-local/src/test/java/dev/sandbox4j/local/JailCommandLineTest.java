@@ -89,6 +89,20 @@ class JailCommandLineTest {
     }
 
     @Test
+    void mounts_comeAfterTheWorkspace_readOnlyOrNot_beforeTheAgentDir() {
+        JailCommandLine.Paths paths = new JailCommandLine.Paths(CTL, Path.of("/tmp/ctl/merged"), BIN, List.of(
+                new JailCommandLine.Bind(Path.of("/data/set"), "/workspace/data", true),
+                new JailCommandLine.Bind(CTL.resolve("scratch-0"), "/cache", false)));
+        List<String> a = JailCommandLine.of(root(0, 0), merged(null), paths, "", List.of()).bwrap();
+        int ws = a.indexOf("/tmp/ctl/merged");
+        assertThat(a.subList(ws - 1, ws + 11)).containsExactly("--bind", "/tmp/ctl/merged", "/workspace",
+                "--ro-bind", "/data/set", "/workspace/data", "--bind", CTL + "/scratch-0", "/cache",
+                "--ro-bind", BIN.toString(), "/opt/sandbox4j");
+        assertThat(JailCommandLine.of(root(0, 0), merged(null), PATHS, "", List.of()).bwrap())
+                .as("no mounts: the same line as before").doesNotContain("/workspace/data", "/cache");
+    }
+
+    @Test
     void notRootKeepsItsOwnUidMappedByBwrap_andTheRlimitFlagsGoToTheAgent() {
         JailCommandLine.Jail jail = new JailCommandLine.Jail(false, 1000, 1000, 0, 0, 64, 512L << 20, true);
         JailCommandLine line = JailCommandLine.of(jail, merged(null), PATHS, "", List.of("systemd-run", "--user"));

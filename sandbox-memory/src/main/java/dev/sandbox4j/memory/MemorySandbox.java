@@ -23,7 +23,12 @@ import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import dev.sandbox4j.Truncation;
+import dev.sandbox4j.WorkspaceSource;
+import dev.sandbox4j.core.ChangeSet;
+import dev.sandbox4j.core.HostDirs;
 import dev.sandbox4j.core.NioWorkspace;
+import dev.sandbox4j.core.NoChangeSet;
+import dev.sandbox4j.core.TreeCopy;
 import dev.sandbox4j.core.OutputBuffer;
 import dev.sandbox4j.core.WatchHub;
 import dev.sandbox4j.core.WorkspacePaths;
@@ -66,7 +71,7 @@ import java.util.stream.Collectors;
  */
 public final class MemorySandbox implements Sandbox {
     static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA,
-            Feature.CODE_CONTEXTS, Feature.FILE_WATCH);
+            Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY);
 
     private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
 
@@ -75,6 +80,8 @@ public final class MemorySandbox implements Sandbox {
     private final java.nio.file.FileSystem jimfs;
     private final NioWorkspace files;
     private final WatchHub watches;
+    private final dev.sandbox4j.Workspace workspace;
+    private final String sourceDetail;
     private final long deadlineNanos;
     private volatile boolean closed;
 
@@ -117,7 +124,61 @@ public final class MemorySandbox implements Sandbox {
         changes.attach(files);
         this.watches = files.enableWatches(changes);
         this.deadlineNanos = System.nanoTime() + spec.lifetime().toNanos();
+        try {
+            this.sourceDetail = seed(spec, workspace);
+        } catch (RuntimeException e) {
+            try {
+                jimfs.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        this.workspace = spec.workspace().kind() == WorkspaceSource.Kind.EMPTY
+                ? new NoChangeSet(spec.workspace(), this::checkOpen)
+                : new ChangeSet(spec.workspace(), jimfs.getPath(LOWER), workspace, ChangeSet.Layout.FULL_TREE,
+                        ChangeSet.sameAsSnapshot(), this::checkOpen);
         spec.files().forEach(files::write);
+    }
+
+    /** Where a copy or overlay source's snapshot is kept: outside the workspace, the host is never written. */
+    private static final String LOWER = "/.lower";
+
+    /**
+     * Copies a copy or overlay source into jimfs twice: the snapshot (what changes are computed against, and what
+     * the host must still hold at apply) and the workspace. Both sources behave alike here: nothing writes the host
+     * and the snapshot is taken at open. Bind sources and mounts are refused: they would write or expose the host.
+     */
+    private String seed(SandboxSpec spec, Path ws) {
+        WorkspaceSource source = spec.workspace();
+        if (!spec.mounts().isEmpty()) {
+            throw MemoryErrors.error(ErrorKind.UNSUPPORTED, "the memory backend has no mounts (asked: "
+                    + spec.mounts() + "); it has no host paths of its own to show a sandbox");
+        }
+        if (source.kind() == WorkspaceSource.Kind.BIND) {
+            throw MemoryErrors.error(ErrorKind.UNSUPPORTED, "the memory backend cannot bind " + source
+                    + " (it never writes the host); use WorkspaceSource.overlayOf or copyOf");
+        }
+        if (source.kind() == WorkspaceSource.Kind.EMPTY) {
+            return source.toString();
+        }
+        Path host = HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false);
+        try {
+            Path lower = Files.createDirectory(jimfs.getPath(LOWER));
+            TreeCopy.Result r = TreeCopy.copy(host, lower, null);
+            TreeCopy.copy(lower, ws, null);
+            return source + " (a snapshot in memory: " + r.files() + " entries, " + r.bytes() + " bytes"
+                    + (r.skipped() > 0 ? ", " + r.skipped() + " special files skipped" : "") + ")";
+        } catch (IOException e) {
+            throw MemoryErrors.error(ErrorKind.IO_ERROR, "cannot copy " + source + " into memory: " + e, e);
+        }
+    }
+
+    /** The workspace's change set against the source's snapshot (copy and overlay sources). */
+    @Override
+    public dev.sandbox4j.Workspace workspace() {
+        checkOpen();
+        return workspace;
     }
 
     /** Opens an in-memory sandbox with default settings. */
@@ -216,13 +277,16 @@ public final class MemorySandbox implements Sandbox {
         ResourceLimits asked = spec.limits();
         if (!asked.hasWorkspaceQuota()) {
             return new SandboxInfo(id, MemorySandboxProvider.NAME,
-                    Set.of(Feature.POSIX_PERMISSIONS, Feature.FILE_WATCH),
-                    ResourceLimits.NONE, Map.of("filesystem", "jimfs"));
+                    Set.of(Feature.POSIX_PERMISSIONS, Feature.FILE_WATCH, Feature.WORKSPACE_COPY,
+                            Feature.WORKSPACE_OVERLAY),
+                    ResourceLimits.NONE, Map.of("filesystem", "jimfs", "workspace source", sourceDetail,
+                            "mounts", "none"));
         }
         return new SandboxInfo(id, MemorySandboxProvider.NAME, FEATURES,
                 ResourceLimits.NONE.withWorkspaceQuota(asked.workspaceBytes(), asked.workspaceInodes()),
                 Map.of("filesystem", "jimfs", "workspaceQuota", "jimfs max size (8 KiB blocks) and a count of the "
-                        + "file API's entries"));
+                        + "file API's entries (a source's snapshot counts too)", "workspace source", sourceDetail,
+                        "mounts", "none"));
     }
 
     @Override
