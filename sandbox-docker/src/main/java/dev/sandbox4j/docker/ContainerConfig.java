@@ -93,7 +93,7 @@ final class ContainerConfig {
     }
 
     /** Where the agent and the reaper live in the container: a volume only root can write. */
-    static final String AGENT_DIR = Engine.BIN_MOUNT + "/" + Engine.BIN_READY;
+    static final String AGENT_DIR = AgentVolumes.BIN_MOUNT + "/" + AgentVolumes.BIN_READY;
 
     /**
      * The size of the workspace's tmpfs: the quota's, or, for an inode quota alone, the memory limit less the
@@ -141,7 +141,7 @@ final class ContainerConfig {
                         // the agent's binaries: one root-owned volume per engine and version, read-only here, so the
                         // sandbox can replace nothing in it (Engine.binariesVolume)
                         new Mount().withType(MountType.VOLUME).withSource(binariesVolume)
-                                .withTarget(Engine.BIN_MOUNT).withReadOnly(true)))
+                                .withTarget(AgentVolumes.BIN_MOUNT).withReadOnly(true)))
                 .withAutoRemove(false);
         if (l.maxProcesses() > 0) {
             hc.withPidsLimit((long) l.maxProcesses());

@@ -186,9 +186,9 @@ final class ContainerHost implements SandboxHost {
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
         return new dev.sandbox4j.core.AgentWorkspace(runner, WorkspaceScripts.WORKSPACE, context, this::error,
-                spec.limits().maxFileBytes()).withUpload((name, content) -> engine.upload(containerId,
-                WorkspaceScripts.WORKSPACE, List.of(new Engine.Entry(name, 0644, content.length, () -> bytes(content))),
-                uid, gid), UPLOAD_OVER);
+                spec.limits().maxFileBytes()).withUpload((name, content) -> TarUpload.upload(engine.control,
+                containerId, WorkspaceScripts.WORKSPACE, List.of(new TarUpload.Entry(name, 0644, content.length,
+                () -> bytes(content))), uid, gid), UPLOAD_OVER);
     }
 
     /**
@@ -253,7 +253,8 @@ final class ContainerHost implements SandboxHost {
             }
             // the profile's volume went (podman volume prune removes it: no container uses it): write it again
             engine.forgetSeccomp();
-            hc.withSecurityOpts(ContainerConfig.securityOpts(engine.seccompOption(ContainerConfig.seccompProfile(engine.options, spec.syscallSets()))));
+            hc.withSecurityOpts(ContainerConfig.securityOpts(engine.seccompOption(
+                    ContainerConfig.seccompProfile(engine.options, spec.syscallSets()))));
             created = createContainer(hc, labels, l, traits);
         }
         containerId = created.getId();
