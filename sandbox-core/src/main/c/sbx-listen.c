@@ -8,6 +8,9 @@
  *   host  -> agent HMAC(K, "sandbox4j host v1" + nonce_a) + nonce_h (32 bytes)
  *   agent -> host  HMAC(K, "sandbox4j agent v1" + nonce_h)
  *
+ * Handshakes run side by side, sixteen at most (a new one replaces the oldest when all are taken), so a peer that
+ * connects and stays silent cannot hold the host back.
+ *
  * K is the pool's key. The host proves it holds K for this connection only (nonce_a is fresh, so a recorded answer
  * is worth nothing), the agent proves the same to the host (a pod that took over the IP cannot pose as the agent),
  * and K itself never crosses the wire. A connection that fails is closed without a word and the agent listens on;
@@ -18,6 +21,7 @@
 #include "sbx-listen.h"
 #include "sbx-frame.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdint.h>
@@ -190,25 +194,6 @@ static long long ms_now(void)
     return (long long) t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* Reads exactly n bytes before deadline (ms_now); 0, or -1 on end, error or time. */
-static int read_full(int fd, unsigned char *p, size_t n, long long deadline)
-{
-    while (n > 0) {
-        long long left = deadline - ms_now();
-        struct pollfd pfd = { fd, POLLIN, 0 };
-        if (left <= 0 || poll(&pfd, 1, (int) left) <= 0)
-            return -1;
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        n -= (size_t) r;
-    }
-    return 0;
-}
-
 static int write_full(int fd, const unsigned char *p, size_t n)
 {
     while (n > 0) {
@@ -231,21 +216,136 @@ static int same(const unsigned char *a, const unsigned char *b, size_t n)
     return d == 0;
 }
 
-/* The handshake on fd (blocking); 1 when the peer holds the key. */
-static int handshake(int fd, const unsigned char key[KEY_LEN])
+/*
+ * Handshakes in flight. They run side by side (non-blocking, one poll): a peer that connects and stays silent holds
+ * one slot for AUTH_MS, never the host's turn. When every slot is taken, a new connection replaces the one closest to
+ * its deadline, so silent peers cannot keep the host out either.
+ */
+#define PENDING 16
+
+struct pending {
+    int fd;                   /* -1: free */
+    long long deadline;
+    size_t got;
+    unsigned char nonce[32];
+    unsigned char answer[64];
+};
+
+static void drop(struct pending *p)
 {
-    unsigned char hello[8 + 32], answer[64], want[32], proof[32];
+    if (p->fd >= 0)
+        close(p->fd);
+    p->fd = -1;
+}
+
+/* Takes a new connection into a slot and sends it the challenge; a peer that cannot take 40 bytes is dropped. */
+static void admit(int c, struct pending *slots)
+{
+    struct pending *slot = NULL;
+    for (int i = 0; i < PENDING; i++) {
+        if (slots[i].fd < 0) {
+            slot = &slots[i];
+            break;
+        }
+        if (slot == NULL || slots[i].deadline < slot->deadline)
+            slot = &slots[i];
+    }
+    drop(slot);
+    unsigned char hello[8 + 32];
     memcpy(hello, "SBXAUTH1", 8);
-    if (getrandom(hello + 8, 32, 0) != 32)
+    if (getrandom(hello + 8, 32, 0) != 32 || write(c, hello, sizeof hello) != (ssize_t) sizeof hello) {
+        close(c);
+        return;
+    }
+    slot->fd = c;
+    slot->deadline = ms_now() + AUTH_MS;
+    slot->got = 0;
+    memcpy(slot->nonce, hello + 8, 32);
+}
+
+/* Reads what a pending peer sent; 1 once it proved it holds the key (our proof sent), 0 to wait, -1 to drop it. */
+static int advance(struct pending *p, const unsigned char key[KEY_LEN])
+{
+    ssize_t r = read(p->fd, p->answer + p->got, sizeof p->answer - p->got);
+    if (r < 0 && (errno == EINTR || errno == EAGAIN))
         return 0;
-    if (write_full(fd, hello, sizeof hello) != 0 || read_full(fd, answer, sizeof answer, ms_now() + AUTH_MS) != 0)
+    if (r <= 0)
+        return -1;
+    p->got += (size_t) r;
+    if (p->got < sizeof p->answer)
         return 0;
-    sbx_hmac_sha256(key, KEY_LEN, (const unsigned char *) HOST_LABEL, sizeof HOST_LABEL - 1, hello + 8, 32, want);
-    if (!same(want, answer, 32))
-        return 0;
-    sbx_hmac_sha256(key, KEY_LEN, (const unsigned char *) AGENT_LABEL, sizeof AGENT_LABEL - 1, answer + 32, 32,
+    unsigned char want[32], proof[32];
+    sbx_hmac_sha256(key, KEY_LEN, (const unsigned char *) HOST_LABEL, sizeof HOST_LABEL - 1, p->nonce, 32, want);
+    if (!same(want, p->answer, 32))
+        return -1;
+    sbx_hmac_sha256(key, KEY_LEN, (const unsigned char *) AGENT_LABEL, sizeof AGENT_LABEL - 1, p->answer + 32, 32,
                     proof);
-    return write_full(fd, proof, sizeof proof) == 0;
+    int flags = fcntl(p->fd, F_GETFL);
+    if (flags < 0 || fcntl(p->fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        return -1;
+    return write_full(p->fd, proof, sizeof proof) == 0 ? 1 : -1;
+}
+
+/* Serves handshakes until one succeeds; its fd, or -1 after saying why the listener failed. */
+static int handshakes(int lfd, const unsigned char key[KEY_LEN])
+{
+    struct pending slots[PENDING];
+    for (int i = 0; i < PENDING; i++)
+        slots[i].fd = -1;
+    for (;;) {
+        struct pollfd pfd[PENDING + 1];
+        int idx[PENDING + 1];
+        int n = 0;
+        long long now = ms_now(), wait = -1;
+        pfd[n].fd = lfd;
+        pfd[n].events = POLLIN;
+        idx[n++] = -1;
+        for (int i = 0; i < PENDING; i++) {
+            if (slots[i].fd < 0)
+                continue;
+            if (slots[i].deadline <= now) {
+                drop(&slots[i]);
+                continue;
+            }
+            long long left = slots[i].deadline - now;
+            if (wait < 0 || left < wait)
+                wait = left;
+            pfd[n].fd = slots[i].fd;
+            pfd[n].events = POLLIN;
+            idx[n++] = i;
+        }
+        if (poll(pfd, (nfds_t) n, (int) wait) < 0) {
+            if (errno == EINTR)
+                continue;
+            say("poll: %s", strerror(errno));
+            return -1;
+        }
+        for (int k = 1; k < n; k++) {
+            if (pfd[k].revents == 0)
+                continue;
+            struct pending *p = &slots[idx[k]];
+            int r = advance(p, key);
+            if (r < 0)
+                drop(p);
+            if (r > 0) {
+                int won = p->fd;
+                p->fd = -1;
+                for (int i = 0; i < PENDING; i++)
+                    drop(&slots[i]);
+                return won;
+            }
+        }
+        if (pfd[0].revents & POLLIN) {
+            int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+            if (c >= 0) {
+                admit(c, slots);
+            } else if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED && errno != EMFILE
+                       && errno != ENFILE) {
+                say("accept: %s", strerror(errno));
+                return -1;
+            }
+        }
+    }
 }
 
 static int open_listener(const char *addr)
@@ -319,33 +419,23 @@ int listen_for_host(const char *addr, const char *key_env)
         memset(key, 0, sizeof key);
         return 2;
     }
-    for (;;) {
-        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
-                continue;
-            say("accept: %s", strerror(errno));
-            return 3;
-        }
-        if (!handshake(c, key)) {
-            close(c);
-            continue;
-        }
-        memset(key, 0, sizeof key);
-        close(lfd);
-        int one = 1;
-        setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        /* keepalive: a host that vanished without a FIN (its node died) ends the agent within minutes */
-        setsockopt(c, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-        int idle = 30, intvl = 10, cnt = 6;
-        setsockopt(c, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-        setsockopt(c, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-        setsockopt(c, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-        if (dup2(c, 0) < 0 || dup2(c, 1) < 0) {
-            say("dup2: %s", strerror(errno));
-            return 3;
-        }
-        close(c);
-        return 0;
+    int c = handshakes(lfd, key);
+    memset(key, 0, sizeof key);
+    close(lfd);
+    if (c < 0)
+        return 3;
+    int one = 1;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* keepalive: a host that vanished without a FIN (its node died) ends the agent within minutes */
+    setsockopt(c, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    int idle = 30, intvl = 10, cnt = 6;
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    if (dup2(c, 0) < 0 || dup2(c, 1) < 0) {
+        say("dup2: %s", strerror(errno));
+        return 3;
     }
+    close(c);
+    return 0;
 }

@@ -4,13 +4,17 @@
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
+// With "http" first, the second argument is a running server's MCP endpoint, reached over Streamable HTTP.
 const [java, classpath, backend, profile, callsFile] = process.argv.slice(2);
-const transport = new StdioClientTransport({
-  command: java,
-  args: ["-cp", classpath, "dev.sandbox4j.mcp.SandboxMcpServer", "--backend", backend, "--tools", profile],
-  stderr: "inherit",
-});
+const transport = java === "http"
+  ? new StreamableHTTPClientTransport(new URL(classpath))
+  : new StdioClientTransport({
+    command: java,
+    args: ["-cp", classpath, "dev.sandbox4j.mcp.SandboxMcpServer", "--backend", backend, "--tools", profile],
+    stderr: "inherit",
+  });
 const client = new Client({ name: "sandbox4j-profile-test", version: "1.0.0" });
 await client.connect(transport);
 const report = { backend, profile };

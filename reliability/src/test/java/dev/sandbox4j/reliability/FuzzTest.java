@@ -47,8 +47,8 @@ class FuzzTest {
     };
 
     static int n(String backend) {
-        return backend.equals("docker") ? Rel.size("fuzz.docker", 300, 10_000) : Rel.size("fuzz." + backend, 2_000,
-                10_000);
+        boolean agent = backend.equals("docker") || backend.equals(Rel.KUBERNETES); // file calls through the agent
+        return agent ? Rel.size("fuzz." + backend, 300, 10_000) : Rel.size("fuzz." + backend, 2_000, 10_000);
     }
 
     /** Symbolic-link chains (and a FIFO) made by sandboxed code, pointing out of the workspace in every way. */
@@ -62,7 +62,7 @@ class FuzzTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"memory", "local", "docker"})
+    @ValueSource(strings = {"memory", "local", "docker", Rel.KUBERNETES})
     void randomPathsThroughEveryCall(String backend) throws Exception {
         Rel.requireBackend(backend);
         int n = n(backend);

@@ -48,6 +48,12 @@ final class Rel {
     /** Skips (or fails, when SANDBOX4J_REQUIRE names it) unless the backend can run here. */
     static void requireBackend(String backend) {
         Optional<String> why;
+        if (backend.equals(KUBERNETES)) {
+            // the simulated control plane runs each pod's agent in a Docker container: required with docker
+            dev.sandbox4j.testing.Required.orSkip("docker", dev.sandbox4j.kubernetes.SimulatedControlPlane
+                    .unavailableReason());
+            return;
+        }
         try {
             why = Sandboxes.provider(backend).unavailableReason();
         } catch (SandboxException e) {
@@ -56,9 +62,13 @@ final class Rel {
         dev.sandbox4j.testing.Required.orSkip(backend, why);
     }
 
+    /** The Kubernetes backend, on the simulated control plane (no cluster is reachable here). */
+    static final String KUBERNETES = "kubernetes";
+
     static Sandbox open(String backend, SandboxSpec spec) {
         requireBackend(backend);
-        return Sandboxes.open(backend, spec);
+        return backend.equals(KUBERNETES) ? dev.sandbox4j.kubernetes.SimulatedControlPlane.open(spec)
+                : Sandboxes.open(backend, spec);
     }
 
     static Sandbox open(String backend) {

@@ -26,6 +26,8 @@ class SoakTest {
         switch (backend) {
             case "docker":
                 return Rel.size("soak.docker", 200, 10_000);
+            case Rel.KUBERNETES:
+                return Rel.size("soak.kubernetes", 200, 10_000);
             case "local":
                 return Rel.size("soak.local", 500, 10_000);
             default:
@@ -34,7 +36,7 @@ class SoakTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"memory", "local", "docker"})
+    @ValueSource(strings = {"memory", "local", "docker", Rel.KUBERNETES})
     void soak(String backend) throws Exception {
         Rel.requireBackend(backend);
         Rel.warmUp(backend);

@@ -359,7 +359,8 @@ class DockerIssue18Test {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT);
                 assertThat(e.getMessage()).startsWith("pattern too expensive").contains("r.txt").contains("line 2");
-                assertThat(ms).as("grep took (ms)").isLessThan(5000);
+                // without the step budget this pattern backtracks for hours; 20 s leaves room for a loaded CI machine
+                assertThat(ms).as("grep took (ms)").isLessThan(20_000);
             }
             assertThat(fs.grep("a+!$", "").matches()).extracting(GrepMatch::path, GrepMatch::lineNumber)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("r.txt", 2));
@@ -375,7 +376,8 @@ class DockerIssue18Test {
             List<GrepMatch> m = fs.grep("needle", "").matches();
             long ms = (System.nanoTime() - t0) / 1_000_000;
             assertThat(m).containsExactly(new GrepMatch("blank.txt", 60_001, "needle"));
-            assertThat(ms).as("grep of 100k mostly blank lines took (ms)").isLessThan(3000);
+            // quadratic in the lines would be minutes; 15 s leaves room for a loaded CI machine
+            assertThat(ms).as("grep of 100k mostly blank lines took (ms)").isLessThan(15_000);
             fs.write("crlf.txt", "a\r\nb\r\n\r\nb");
             assertThat(fs.grep("^b$", "crlf.txt").matches()).extracting(GrepMatch::lineNumber).containsExactly(2, 4);
             assertThat(fs.grep("^$", "crlf.txt").matches()).extracting(GrepMatch::lineNumber).containsExactly(3);

@@ -9,9 +9,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.Watch;
-import io.fabric8.kubernetes.client.Watcher;
-import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import org.slf4j.Logger;
@@ -60,6 +57,8 @@ final class Cluster implements AutoCloseable {
     private final AtomicBoolean started = new AtomicBoolean();
     /** Watches of claims that dropped and were opened again (tests, diagnostics). */
     final java.util.concurrent.atomic.AtomicLong watchesReopened = new java.util.concurrent.atomic.AtomicLong();
+    /** The one watch of this JVM's claims, shared by every open waiting for Ready. */
+    private final ClaimWatch claimWatch;
     private volatile byte[] key;
     private volatile List<PoolPlan> plans;
     private volatile Instant plansAt = Instant.EPOCH;
@@ -68,6 +67,8 @@ final class Cluster implements AutoCloseable {
         this.client = client;
         this.options = options;
         this.ownsClient = ownsClient;
+        this.claimWatch = new ClaimWatch(() -> claims().inNamespace(options.namespace())
+                .withLabel(OWNER_LABEL, OWNER));
     }
 
     MixedOperation<SandboxClaim, io.fabric8.kubernetes.api.model.KubernetesResourceList<SandboxClaim>, Resource<SandboxClaim>> claims() {
@@ -169,63 +170,48 @@ final class Cluster implements AutoCloseable {
     }
 
     /**
-     * Waits until the claim is Ready and names its sandbox and pod IP, for at most {@code timeout}. A watch that drops
-     * is opened again (after a fresh read, so no change is missed); TIMEOUT names the claim's last condition.
+     * Waits until the claim is Ready and names its sandbox and pod IP, for at most {@code timeout}, on the one watch
+     * of this JVM's claims ({@link ClaimWatch}). When that watch drops, the claim is read again (so no change is
+     * missed) and the watch opened again; TIMEOUT names the claim's last condition.
      */
     Crd.ClaimedSandbox awaitReady(String name, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        SandboxClaim last = null;
-        while (true) {
-            // the watcher's events, in order: a claim, GONE (deleted) or a WatcherException (the watch dropped)
-            java.util.concurrent.BlockingQueue<Object> events = new java.util.concurrent.LinkedBlockingQueue<>();
-            Watch watch;
-            try {
-                watch = claim(name).watch(new Watcher<>() {
-                    @Override
-                    public void eventReceived(Action action, SandboxClaim c) {
-                        events.add(action == Action.DELETED ? GONE : c);
-                    }
-
-                    @Override
-                    public void onClose(WatcherException cause) {
-                        events.add(cause);
-                    }
-                });
-            } catch (KubernetesClientException e) {
-                throw KubeErrors.translate("watching the claim " + name, e);
-            }
-            try {
-                Object event = claim(name).get(); // after the watch is up: a change between is in both
-                while (!(event instanceof WatcherException)) {
-                    if (event == null || event == GONE) {
-                        throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the claim " + name + " was deleted "
-                                + "while this JVM waited for it");
-                    }
-                    last = (SandboxClaim) event;
-                    Crd.ClaimedSandbox ready = readySandbox(last);
-                    if (ready != null) {
-                        return ready;
-                    }
-                    long left = deadline - System.nanoTime();
-                    event = left <= 0 ? null : events.poll(left, TimeUnit.NANOSECONDS);
-                    if (event == null) {
-                        throw notReady(name, last, timeout);
-                    }
+        java.util.concurrent.BlockingQueue<Object> events = new java.util.concurrent.LinkedBlockingQueue<>();
+        claimWatch.subscribe(name, events);
+        try {
+            SandboxClaim last = null;
+            Object event = claim(name).get(); // after the watch is up: a change between is in both
+            while (true) {
+                if (event == ClaimWatch.DROPPED) {
+                    watchesReopened.incrementAndGet();
+                    Thread.sleep(Math.min(200, Math.max(0, (deadline - System.nanoTime()) / 1_000_000)));
+                    claimWatch.ensureOpen();
+                    event = claim(name).get();
+                    continue;
                 }
-                watchesReopened.incrementAndGet();
-                LOG.debug("sandbox4j: the watch of claim {} dropped ({}); watching again", name, event);
-                Thread.sleep(Math.min(200, Math.max(0, (deadline - System.nanoTime()) / 1_000_000))); // no busy loop
-            } catch (InterruptedException e) {
-                throw KubeErrors.interrupted("waiting for the claim " + name);
-            } catch (KubernetesClientException e) {
-                throw KubeErrors.translate("reading the claim " + name, e);
-            } finally {
-                watch.close();
+                if (event == null || event == ClaimWatch.GONE) {
+                    throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the claim " + name + " was deleted "
+                            + "while this JVM waited for it");
+                }
+                last = (SandboxClaim) event;
+                Crd.ClaimedSandbox ready = readySandbox(last);
+                if (ready != null) {
+                    return ready;
+                }
+                long left = deadline - System.nanoTime();
+                event = left <= 0 ? null : events.poll(left, TimeUnit.NANOSECONDS);
+                if (event == null) {
+                    throw notReady(name, last, timeout);
+                }
             }
+        } catch (InterruptedException e) {
+            throw KubeErrors.interrupted("waiting for the claim " + name);
+        } catch (KubernetesClientException e) {
+            throw KubeErrors.translate("reading the claim " + name, e);
+        } finally {
+            claimWatch.unsubscribe(name);
         }
     }
-
-    private static final Object GONE = new Object();
 
     private static Crd.ClaimedSandbox readySandbox(SandboxClaim c) {
         Crd.ClaimStatus st = c.getStatus();
@@ -346,9 +332,15 @@ final class Cluster implements AutoCloseable {
                 .isAfter(Instant.now());
     }
 
+    /** Closes the claims' watch so that the next wait opens a new one (tests that script the API server). */
+    void closeClaimWatchForTests() {
+        claimWatch.reset();
+    }
+
     @Override
     public void close() {
         schedules.forEach(f -> f.cancel(false));
+        claimWatch.close();
         if (started.get()) {
             try {
                 client.leases().inNamespace(options.namespace()).withName("sandbox4j-" + OWNER).delete();

@@ -51,7 +51,8 @@ final class KubernetesHost implements SandboxHost {
     private volatile Socket socket;
     private volatile LocalPortForward forward;
     private Map<Language, String> interpreters = Map.of();
-    /** Nanoseconds of the open's parts: plan and key, create claim, until Ready, connect and handshake (measure). */
+    /** The open's parts in ns (plan and key, create claim, until Ready, connect and handshake), then the nanoTime
+     * when the claim was created and when it was seen Ready (for the measure). */
     volatile long[] phases;
 
     KubernetesHost(Cluster cluster, SandboxSpec spec) {
@@ -108,7 +109,7 @@ final class KubernetesHost implements SandboxHost {
         sandbox = s;
         try {
             Socket sock = connect(s, key);
-            phases = new long[] {t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3};
+            phases = new long[] {t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3, t2, t3};
             socket = sock;
             return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
         } catch (AgentConnector.Refused e) {

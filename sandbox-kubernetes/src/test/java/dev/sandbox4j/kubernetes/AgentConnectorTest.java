@@ -14,6 +14,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +79,43 @@ class AgentConnectorTest {
         // the connection ended: the agent ends as when its stdin ends
         assertThat(agent.waitFor(10, TimeUnit.SECONDS)).isTrue();
         assertThat(agent.exitValue()).isZero();
+    }
+
+    /**
+     * A hostile peer in the cluster opens connections and says nothing (or garbage): the handshakes run side by side
+     * and a full table replaces its oldest, so neither 40 silent connections nor garbage keep the host out. With one
+     * handshake at a time, each silent connection held the agent for its 5 s and the host's connect behind 40 of them
+     * took minutes.
+     */
+    @Test
+    void silentAndGarbagePeersDoNotKeepTheHostOut() throws Exception {
+        byte[] key = ControllerSimulator.randomKey();
+        int port = startAgent(key);
+        List<Socket> silent = new ArrayList<>();
+        try {
+            for (int i = 0; i < 40; i++) {
+                Socket peer = new Socket("127.0.0.1", port);
+                if (i % 4 == 0) {
+                    peer.getOutputStream().write(new byte[] {0x47, 0x45, 0x54, 0x20, 0x2f}); // "GET /", then nothing
+                }
+                silent.add(peer);
+            }
+            // 20 s: one handshake at a time would need 40 x 5 s here
+            try (Socket s = AgentConnector.connect("127.0.0.1", port, key, Duration.ofSeconds(20))) {
+                byte[] header = new byte[13];
+                new DataInputStream(s.getInputStream()).readFully(header);
+                assertThat(header[4]).isEqualTo(dev.sandbox4j.core.AgentProtocol.READY);
+                // the silent peers were let go once the host got in
+                for (Socket peer : silent) {
+                    peer.setSoTimeout(5000);
+                    assertThat(peer.getInputStream().readAllBytes().length).isLessThanOrEqualTo(40);
+                }
+            }
+        } finally {
+            for (Socket peer : silent) {
+                peer.close();
+            }
+        }
     }
 
     @Test

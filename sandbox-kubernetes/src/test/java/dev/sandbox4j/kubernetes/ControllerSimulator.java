@@ -70,6 +70,29 @@ final class ControllerSimulator implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** The pods of claimed sandboxes (the agent containers) and their addresses, for port-forward streams. */
+    final Map<String, String> pods = new ConcurrentHashMap<>();
+    /** The port-forward streams open now. */
+    final java.util.List<PortForwardBridge> forwards = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** The API server's answer to a pod's port-forward request: a stream bridged to its agent; null otherwise. */
+    private io.fabric8.mockwebserver.http.MockResponse portForward(String path) {
+        var m = java.util.regex.Pattern.compile("/api/v1/namespaces/" + NAMESPACE
+                + "/pods/([^/?]+)/portforward\\?ports=(\\d+)").matcher(path == null ? "" : path);
+        if (!m.matches()) {
+            return null;
+        }
+        String ip = pods.get(m.group(1));
+        if (ip == null) {
+            return new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(404);
+        }
+        PortForwardBridge bridge = new PortForwardBridge(ip, Integer.parseInt(m.group(2)));
+        forwards.add(bridge);
+        return new io.fabric8.mockwebserver.http.MockResponse().withWebSocketUpgrade(bridge);
+    }
+
+    /** When this controller saw each claim's ADDED and when its status write returned (System.nanoTime). */
+    final Map<String, long[]> handling = new ConcurrentHashMap<>();
     /** The claims handled once already (a watch that reconnects delivers ADDED again). */
     private final java.util.Set<String> handled = ConcurrentHashMap.newKeySet();
     /** Claim name to container name. */
@@ -94,7 +117,14 @@ final class ControllerSimulator implements AutoCloseable {
         var responses = new HashMap<io.fabric8.mockwebserver.ServerRequest,
                 java.util.Queue<io.fabric8.mockwebserver.ServerResponse>>();
         server = new KubernetesMockServer(new Context(), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
+                new KubernetesMixedDispatcher(responses) {
+                    @Override
+                    public io.fabric8.mockwebserver.http.MockResponse dispatch(
+                            io.fabric8.mockwebserver.http.RecordedRequest request) {
+                        var forward = portForward(request.getPath());
+                        return forward != null ? forward : super.dispatch(request);
+                    }
+                }, false);
         server.init();
         client = server.createClient();
         keyHex = java.util.HexFormat.of().formatHex(randomKey());
@@ -109,7 +139,10 @@ final class ControllerSimulator implements AutoCloseable {
                 LABEL, NETWORK).orElseThrow());
         client.secrets().inNamespace(NAMESPACE).resource(secret(keyHex)).create();
         List<HasMetadata> objects = new ArrayList<>(client.load(Files.newInputStream(POOL_YAML)).items());
-        objects.addAll(client.load(Files.newInputStream(TEST_POOLS)).items());
+        // from the class path: the reliability suite runs this simulator from another module's directory
+        try (var pools = ControllerSimulator.class.getResourceAsStream("/test-pools.yaml")) {
+            objects.addAll(client.load(pools).items());
+        }
         for (HasMetadata o : objects) {
             // the generic objects of the file, as typed ones (the API server stores what the client sends)
             String yaml = client.getKubernetesSerialization().asYaml(o);
@@ -124,7 +157,11 @@ final class ControllerSimulator implements AutoCloseable {
             public void eventReceived(Action action, Crd.SandboxClaim c) {
                 String name = c.getMetadata().getName();
                 if (action == Action.ADDED && serving && handled.add(name)) {
-                    work.execute(() -> claimed(name));
+                    long seen = System.nanoTime();
+                    work.execute(() -> {
+                        claimed(name);
+                        handling.put(name, new long[] {seen, System.nanoTime()});
+                    });
                 } else if (action == Action.DELETED) {
                     work.execute(() -> released(name));
                 }
@@ -179,11 +216,22 @@ final class ControllerSimulator implements AutoCloseable {
             String container = pod[0];
             String ip = pod[1];
             containers.put(name, container);
+            pods.put(container, ip);
+            client.pods().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                    .withNewMetadata().withName(container).addToLabels(Cluster.SANDBOX_LABEL, name).endMetadata()
+                    .withNewStatus().withPodIP(ip).withPhase("Running").endStatus().build()).create();
             Crd.Sandbox sb = new Crd.Sandbox();
             sb.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NAMESPACE).build());
             sb.setSpec(new Crd.SandboxSpec(t.getSpec().podTemplate(), "Running", null, "Delete", null, null));
             sb.setStatus(new Crd.SandboxStatus(List.of(ready()), "sim-node", List.of(ip), null, null, null));
-            client.resource(sb).inNamespace(NAMESPACE).create();
+            try {
+                client.resource(sb).inNamespace(NAMESPACE).create();
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                // the client retried a create whose answer was late (a loaded mock server): it is there, go on
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
             setReady(name, ip);
         } catch (RuntimeException e) {
             System.err.println("k8s-sim: claim " + name + ": " + e);
@@ -269,6 +317,8 @@ final class ControllerSimulator implements AutoCloseable {
         String c = containers.remove(name);
         if (c != null) {
             docker("rm", "-f", c);
+            pods.remove(c);
+            client.pods().inNamespace(NAMESPACE).withName(c).delete();
         }
         client.resources(Crd.Sandbox.class).inNamespace(NAMESPACE).withName(name).delete();
     }

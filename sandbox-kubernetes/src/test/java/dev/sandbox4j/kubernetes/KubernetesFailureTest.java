@@ -80,8 +80,11 @@ class KubernetesFailureTest {
         sim.serving = false;
         Cluster cluster = provider.cluster();
         String name = "sbx-watchdrop";
-        sim.server.expect().get().withPath(CLAIMS + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3D" + name
-                        + "&watch=true").andUpgradeToWebSocket().open().waitFor(100)
+        // the one watch of this JVM's claims (by its owner label): make sure the next one opened is the test's
+        cluster.closeClaimWatchForTests();
+        sim.server.expect().get().withPath(CLAIMS + "?allowWatchBookmarks=true&labelSelector="
+                        + java.net.URLEncoder.encode(Cluster.OWNER_LABEL + "=" + Cluster.OWNER,
+                        java.nio.charset.StandardCharsets.UTF_8) + "&watch=true").andUpgradeToWebSocket().open().waitFor(100)
                 .andEmit(new WatchEventBuilder().withType("ERROR").withObject(new StatusBuilder().withCode(410)
                         .withReason("Expired").withMessage("too old resource version").build()).build())
                 .done().once();

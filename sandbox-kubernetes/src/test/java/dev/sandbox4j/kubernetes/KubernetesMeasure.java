@@ -39,6 +39,7 @@ class KubernetesMeasure {
             sim.warmPool(4);
             long[] open = new long[OPENS];
             long[][] parts = new long[5][OPENS];
+            long[][] ready = new long[3][OPENS]; // created -> controller saw it, its work, status written -> we saw it
             for (int i = 0; i < OPENS; i++) {
                 sim.warmPool(4); // each open finds a started pod, as on a warm pool
                 sim.refills = false; // no pod start beside the measured open (a real pool refills on other nodes)
@@ -52,8 +53,18 @@ class KubernetesMeasure {
                         parts[k][i] = ph[k];
                     }
                     parts[4][i] = opened - ph[0] - ph[1] - ph[2] - ph[3];
+                    long[] h = sim.handling.get(s.id());
+                    long created = ph[4];
+                    long readySeen = ph[5];
+                    ready[0][i] = h[0] - created;
+                    ready[1][i] = h[1] - h[0];
+                    ready[2][i] = readySeen - h[1];
                 }
                 sim.refills = true;
+            }
+            long[] ours = new long[OPENS];
+            for (int i = 0; i < OPENS; i++) {
+                ours[i] = open[i] - ready[1][i];
             }
             report("claim -> first command (warm pool)", open);
             String[] names = {"  plan + key (cached)", "  create claim", "  claim Ready (watch; simulator's work)",
@@ -61,6 +72,12 @@ class KubernetesMeasure {
             for (int k = 0; k < 5; k++) {
                 report(names[k], parts[k]);
             }
+            String[] readyNames = {"    claim created -> the controller's watch event", "    the controller's work"
+                    + " (3 reads, Sandbox create, status write)", "    status written -> this JVM's watch event"};
+            for (int k = 0; k < 3; k++) {
+                report(readyNames[k], ready[k]);
+            }
+            report("claim -> first command without the controller's work", ours);
             report("API: create claim", api(sim, true));
             report("API: get claim", api(sim, false));
             report("agent direct: connect+handshake+READY+probe+echo", direct(sim));

@@ -270,4 +270,17 @@ public class SandboxAgentTools {
     public String destroyCodeContext(@P(name = "context_id", description = "The context to end") String contextId) {
         return call("destroy_code_context", "context_id", contextId);
     }
+
+    @Tool(name = "sub_agent", value = "Launch the Claude Code CLI inside the sandbox as an autonomous agent on a task;"
+            + " returns its final answer (result) and the session_id to resume with. Needs the CLI and"
+            + " ANTHROPIC_API_KEY in the sandbox (best a brokered credential).")
+    public String subAgent(@P(name = "prompt", description = "Task description") String prompt,
+                           @P(name = "model", description = "sonnet, opus or haiku", required = false) String model,
+                           @P(name = "resume_session_id", description = "Resume a prior Claude Code session",
+                                   required = false) String resumeSessionId,
+                           @P(name = "max_turns", description = "Override SUB_AGENT_MAX_TURNS", required = false)
+                           Integer maxTurns) {
+        return call("sub_agent", "prompt", prompt, "model", model, "resume_session_id", resumeSessionId,
+                "max_turns", maxTurns);
+    }
 }

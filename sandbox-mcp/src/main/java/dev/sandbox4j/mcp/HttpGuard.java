@@ -27,11 +27,13 @@ final class HttpGuard implements Filter {
 
     private final byte[] expected;
     private final long maxBody;
+    private final long maxUpload;
     private final Clients clients;
 
-    HttpGuard(String token, long maxBody, Clients clients) {
+    HttpGuard(String token, long maxBody, long maxUpload, Clients clients) {
         this.expected = token == null ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
         this.maxBody = maxBody;
+        this.maxUpload = maxUpload;
         this.clients = clients;
     }
 
@@ -50,16 +52,18 @@ final class HttpGuard implements Filter {
             }
         }
         long length = request.getContentLengthLong();
-        if (length > maxBody) {
+        // an AIO upload streams to the sandbox (the multipart parser spools past 1 MiB): its own, larger bound
+        long max = "/v1/file/upload".equals(request.getRequestURI()) ? maxUpload + (1 << 20) : maxBody;
+        if (length > max) {
             refuse(response, 413, "too_large", "the request body of " + length + " bytes exceeds the limit of "
-                    + maxBody);
+                    + max);
             return;
         }
         String session = request.getHeader(SESSION_HEADER);
         if (session != null) {
             clients.touch(session);
         }
-        chain.doFilter(new Bounded(request, maxBody), response);
+        chain.doFilter(new Bounded(request, max), response);
         if (session != null && "DELETE".equals(request.getMethod()) && response.getStatus() < 300) {
             clients.ended(session);
         }

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * only; request bodies are bounded; {@link #close()} stops taking requests, lets running ones finish for a moment,
  * then closes every sandbox.
  *
+ * <p>The same port serves AIO Sandbox's file API at {@code /v1/file/*} ({@link AioFileApi}: its documented client
+ * code runs unchanged) over one server-wide sandbox, behind the same token.
+ *
  * <pre>{@code
  * try (SandboxMcpHttpServer server = SandboxMcpHttpServer.builder(() -> Sandboxes.open("docker", spec), config)
  *         .host("0.0.0.0").port(8080).bearerToken(System.getenv("SANDBOX4J_MCP_TOKEN")).build().start()) {
@@ -51,6 +54,7 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
     private Server jetty;
     private McpSyncServer mcp;
     private HttpServletStreamableServerTransportProvider transport;
+    private AioFileApi aio;
     private int port;
 
     private SandboxMcpHttpServer(Builder b) {
@@ -110,7 +114,13 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
         ServletHolder servlet = new ServletHolder("mcp", transport);
         servlet.setAsyncSupported(true);
         context.addServlet(servlet, "/mcp");
-        FilterHolder guard = new FilterHolder(new HttpGuard(b.bearerToken, b.maxRequestBytes, clients));
+        aio = new AioFileApi(b.opener, b.config, b.aioRoot, b.maxTransferBytes);
+        ServletHolder files = new ServletHolder("aio-files", aio);
+        files.getRegistration().setMultipartConfig(new jakarta.servlet.MultipartConfigElement(
+                System.getProperty("java.io.tmpdir"), b.maxTransferBytes, b.maxTransferBytes + (1 << 20), 1 << 20));
+        context.addServlet(files, "/v1/file/*");
+        FilterHolder guard = new FilterHolder(new HttpGuard(b.bearerToken, b.maxRequestBytes, b.maxTransferBytes,
+                clients));
         guard.setAsyncSupported(true);
         context.addFilter(guard, "/*", EnumSet.of(DispatcherType.REQUEST));
         jetty.setHandler(context);
@@ -158,12 +168,18 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
                 LOG.debug("close: {}", e.toString());
             }
         }
+        if (aio != null) {
+            aio.endStreams(); // SSE streams would hold the graceful stop for its whole grace
+        }
         if (jetty != null) {
             try {
                 jetty.stop();
             } catch (Exception e) {
                 LOG.debug("stop: {}", e.toString());
             }
+        }
+        if (aio != null) {
+            aio.shutdown();
         }
         tools.close();
         clients.close();
@@ -180,6 +196,8 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
         private int maxCallsPerClient = 8;
         private int maxClients = 64;
         private int maxRequestBytes = 4 << 20;
+        private long maxTransferBytes = 512L << 20;
+        private String aioRoot = "/home/gem/workspace";
         private int maxThreads = 200;
         private Duration idle = Duration.ofMinutes(30);
         private Duration shutdownGrace = Duration.ofSeconds(10);
@@ -233,6 +251,28 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
         }
 
         /** The largest request body in bytes (default 4 MiB); a larger one is refused with 413. */
+        /**
+         * The largest upload to and download from AIO's file API (default 512 MiB; uploads are also held to the
+         * sandbox's workspace quota).
+         */
+        public Builder maxTransferBytes(long n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("maxTransferBytes must be positive, got " + n);
+            }
+            this.maxTransferBytes = n;
+            return this;
+        }
+
+        /**
+         * The absolute path AIO clients use for the workspace in the file API (default {@code /home/gem/workspace},
+         * AIO's own, so its documented client code runs unchanged); answers give paths under it.
+         */
+        public Builder aioWorkspacePath(String path) {
+            new AioShapes(Objects.requireNonNull(path, "path")); // validates
+            this.aioRoot = path;
+            return this;
+        }
+
         public Builder maxRequestBytes(int n) {
             this.maxRequestBytes = positive(n, "maxRequestBytes");
             return this;

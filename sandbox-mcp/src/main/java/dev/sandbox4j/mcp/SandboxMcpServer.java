@@ -164,6 +164,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         String tokenFile;
         boolean keepState;
         boolean dotless;
+        String aioRoot = "/home/gem/workspace";
         int maxClients = 64;
         int maxCalls = 8;
 
@@ -187,6 +188,7 @@ public final class SandboxMcpServer implements AutoCloseable {
                     case "--token-file" -> o.tokenFile = value(args, ++i, a);
                     case "--keep-state" -> o.keepState = true;
                     case "--dotless-names" -> o.dotless = true;
+                    case "--aio-root" -> o.aioRoot = value(args, ++i, a);
                     case "--max-clients" -> o.maxClients = Integer.parseInt(value(args, ++i, a));
                     case "--max-calls" -> o.maxCalls = Integer.parseInt(value(args, ++i, a));
                     default -> throw new IllegalArgumentException("unknown option " + a + "\n" + USAGE);
@@ -225,7 +227,7 @@ public final class SandboxMcpServer implements AutoCloseable {
     static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory]"
             + " [--tools default|agentbay|coding|execute-code|spacebot|aio] [--read-only]"
             + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
-            + " [--heartbeat-seconds N] [--keep-state] [--dotless-names]"
+            + " [--heartbeat-seconds N] [--keep-state] [--dotless-names] [--aio-root PATH]"
             + " [--http PORT [--host ADDRESS] [--token-file FILE] [--max-clients N] [--max-calls N]]"
             + " (over HTTP the bearer token comes from --token-file or SANDBOX4J_MCP_TOKEN; required unless the"
             + " host is a loopback address)";
@@ -244,7 +246,8 @@ public final class SandboxMcpServer implements AutoCloseable {
     static void serveHttp(Options o, ToolConfig config) throws Exception {
         SandboxMcpHttpServer server = SandboxMcpHttpServer.builder(o.opener(), config).host(o.host).port(o.http)
                 .bearerToken(token(o)).maxSandboxesPerClient(o.maxSandboxes).idleTimeout(o.idle)
-                .maxClients(o.maxClients).maxConcurrentCallsPerClient(o.maxCalls).keepState(o.keepState).build();
+                .maxClients(o.maxClients).maxConcurrentCallsPerClient(o.maxCalls).keepState(o.keepState)
+                .aioWorkspacePath(o.aioRoot).build();
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();

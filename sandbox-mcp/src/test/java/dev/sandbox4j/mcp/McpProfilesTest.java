@@ -20,6 +20,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Each tool profile end to end: the server started with {@code --tools PROFILE}, driven by the official MCP
@@ -180,16 +181,22 @@ class McpProfilesTest {
     }
 
     static JsonNode drive(String backend, String profile, List<Call> calls) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return drive(java, System.getProperty("java.class.path"), backend, profile, calls);
+    }
+
+    /** Runs profiles.mjs: over stdio with a server it starts ({@code java}, class path), or over HTTP ("http", URL). */
+    static JsonNode drive(String how, String where, String backend, String profile, List<Call> calls)
+            throws Exception {
         Path callsFile = Files.createTempFile("profile-calls", ".json");
         List<Map<String, Object>> wire = new ArrayList<>();
         for (Call c : calls) {
             wire.add(Map.of("name", c.name(), "arguments", c.arguments()));
         }
         Files.writeString(callsFile, McpOfficialClientTest.JSON.writeValueAsString(wire));
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path out = Files.createTempFile("mcp-profiles", ".json");
-        boolean ok = McpOfficialClientTest.run(List.of("node", "profiles.mjs", java,
-                System.getProperty("java.class.path"), backend, profile, callsFile.toString()),
+        boolean ok = McpOfficialClientTest.run(List.of("node", "profiles.mjs", how, where, backend, profile,
+                        callsFile.toString()),
                 McpOfficialClientTest.JS, out, 240);
         String text = Files.readString(out, StandardCharsets.UTF_8);
         assertThat(ok).as("profiles.mjs failed for " + profile + " on " + backend + "; stdout: " + text).isTrue();
@@ -204,8 +211,25 @@ class McpProfilesTest {
         McpOfficialClientTest.requireNode();
         McpClientProcessTest.requireOrSkip(backend);
         List<Call> calls = calls(profile, backend);
-        JsonNode r = drive(backend, profile, calls);
+        check(profile, backend, calls, drive(backend, profile, calls));
+    }
 
+    /**
+     * The same over Streamable HTTP: the server mode, every profile listed and called by the official client's
+     * {@code StreamableHTTPClientTransport} (memory backend; a session's own sandboxes, closed with the server: the client only closes its connection).
+     */
+    @ParameterizedTest(name = "{0} over HTTP")
+    @ValueSource(strings = {"default", "agentbay", "coding", "execute-code", "spacebot", "aio", "filesystem"})
+    void officialClientOverHttp_callsEveryToolOfTheProfile(String profile) throws Exception {
+        McpOfficialClientTest.requireNode();
+        List<Call> calls = calls(profile, "memory");
+        try (SandboxMcpHttpServer server = SandboxMcpHttpServer.builder(dev.sandbox4j.memory.MemorySandbox::open,
+                ToolConfig.builder().profile(profile).build()).port(0).build().start()) {
+            check(profile, "memory", calls, drive("http", server.endpoint().toString(), "memory", profile, calls));
+        }
+    }
+
+    private static void check(String profile, String backend, List<Call> calls, JsonNode r) {
         List<ToolSpec> specs = SandboxTools.specs(ToolConfig.builder().profile(profile).build());
         Set<String> listed = new LinkedHashSet<>();
         r.get("tools").fieldNames().forEachRemaining(listed::add);

@@ -88,7 +88,10 @@ final class Profiles {
         }
         List<Tool> out = new ArrayList<>();
         switch (profile) {
-            case DEFAULT -> base.values().forEach(s -> out.add(same(s)));
+            case DEFAULT -> {
+                base.values().forEach(s -> out.add(same(s)));
+                out.add(subAgent(ToolParam.Type.INTEGER)); // the coding tool, with the default surface's integers
+            }
             case AGENTBAY -> {
                 out.add(new Tool(spec("run_code", "Run python or javascript code in the sandbox and return what"
                         + " it printed (result), stdout, stderr, exit_code and status (completed, timeout,"
@@ -131,7 +134,7 @@ final class Profiles {
                 for (String name : List.of("view", "create_file", "str_replace")) {
                     out.add(same(base.get(name)));
                 }
-                out.add(subAgent());
+                out.add(subAgent(ToolParam.Type.NUMBER)); // the coding document's table says number
             }
             case EXECUTE_CODE -> {
                 ToolSpec ec = base.get("execute_code");
@@ -353,7 +356,7 @@ final class Profiles {
     // ------------------------------------------------------------------ coding
 
     /** The coding surface's fifth tool, as published: Claude Code run inside the sandbox ({@link SubAgentTool}). */
-    private static Tool subAgent() {
+    private static Tool subAgent(ToolParam.Type turns) {
         return new Tool(spec("sub_agent", "Launch Claude Code CLI inside the sandbox as a long-running autonomous"
                 + " agent. Its events arrive as progress while it works; the result carries its final answer and"
                 + " the session id to resume with. Needs the CLI in the sandbox and ANTHROPIC_API_KEY there (best a"
@@ -362,7 +365,7 @@ final class Profiles {
                         opt("model", STRING, "Model alias (resolves to ANTHROPIC_DEFAULT_*_MODEL)")
                                 .withValues("sonnet", "opus", "haiku"),
                         opt("resume_session_id", STRING, "Resume a prior Claude Code session"),
-                        new ToolParam("max_turns", ToolParam.Type.NUMBER, "Override SUB_AGENT_MAX_TURNS", false)),
+                        new ToolParam("max_turns", turns, "Override SUB_AGENT_MAX_TURNS", false)),
                 fields("result", "string", "session_id", "string", "is_error", "boolean", "subtype", "string",
                         "num_turns", "integer", "events", "integer", "duration_ms", "integer")),
                 (t, a, p) -> new SubAgentTool(t, SubAgent.claudeCode()).run(a, p));

@@ -131,12 +131,13 @@ class SubAgentTest {
         }
     }
 
-    @Test
-    void theCodingProfilesSubAgentTool_reportsProgressAndReturnsTheAnswer() {
+    @org.junit.jupiter.params.ParameterizedTest(name = "the {0} profile")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"coding", "default"})
+    void theSubAgentTool_reportsProgressAndReturnsTheAnswer(String profile) {
         try (Sandbox s = open("local", true)) {
             api.script(FakeAnthropic.Turn.tool("Bash", Map.of("command", "echo via-tool > tool.txt",
                     "description", "write")), FakeAnthropic.Turn.text("tool done"));
-            SandboxTools tools = new SandboxTools(s, ToolConfig.builder().profile("coding").build());
+            SandboxTools tools = new SandboxTools(s, ToolConfig.builder().profile(profile).build());
             List<String> beats = new CopyOnWriteArrayList<>();
             ToolResult r = tools.call("sub_agent", Map.of("prompt", "write it", "model", "sonnet", "max_turns", 5),
                     (ms, message) -> beats.add(message));
