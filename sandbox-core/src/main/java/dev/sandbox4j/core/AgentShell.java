@@ -18,7 +18,6 @@ import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -473,44 +472,11 @@ public final class AgentShell implements Shell, CodeRunner {
                     + "' is not available in this sandbox; supported: "
                     + languages.stream().map(Language::id).sorted().collect(Collectors.joining(", ")));
         }
-        String interpreter = switch (lang) {
-            case PYTHON -> "python3";
-            case JAVASCRIPT -> "node";
-            case BASH -> "bash";
-        };
-        // The code never touches a file the sandbox could rewrite between write and run: it comes on stdin after a
-        // length line, `head -c` copies exactly that many bytes into a pipe, and the interpreter reads the program
-        // from that pipe (fd 3), all of it before running it; the user's stdin follows on fd 0. The wrapper runs
-        // with the base environment only, so a PATH or LD_PRELOAD the spec sets cannot hand it an impostor `head`
-        // or interpreter (found under the fixed PATH); `env` gives the user's variables to the interpreter alone.
-        String run = switch (lang) {
-            case PYTHON -> "\"$p\" /dev/fd/3";
-            // node resolves its main file's real path, which a pipe has not: a loader compiles fd 3 as the module
-            case JAVASCRIPT -> "\"$p\" -e 'const fs=require(\"fs\"),M=require(\"module\");"
-                    + "const src=fs.readFileSync(3,\"utf8\");fs.closeSync(3);"
-                    + "const m=new M(\"" + hooks.workspaceRoot() + "/[code]\",null);"
-                    + "m.filename=\"" + hooks.workspaceRoot() + "/[code]\";"
-                    + "m.paths=M._nodeModulePaths(\"" + hooks.workspaceRoot() + "\");"
-                    + "process.argv.splice(1,0,m.filename);"
-                    + "m._compile(src,m.filename)'";
-            // bash runs a script as it reads it: read it all first, so it cannot race head for stdin
-            case BASH -> "\"$p\" -c 'c=$(cat <&3) || exit 125; exec 3<&-; eval \"$c\"' bash";
-        };
-        // a missing interpreter is said as a shell says it (and as an argv command's missing program is)
-        String notFound = interpreter + ": command not found";
-        String script = "IFS= read -r n || exit 125; p=$(command -v " + interpreter + ") || { echo "
-                + "'" + notFound + "' >&2; exit 127; }; exec 4<&0; head -c \"$n\" | { "
-                + "exec env \"$@\" " + run + " 3<&0 0<&4 4<&-; }";
-        byte[] code = request.code().getBytes(StandardCharsets.UTF_8);
-        byte[] stdin = request.stdin() == null ? new byte[0] : request.stdin().getBytes(StandardCharsets.UTF_8);
-        byte[] header = (code.length + "\n").getBytes(StandardCharsets.UTF_8);
-        byte[] all = new byte[header.length + code.length + stdin.length];
-        System.arraycopy(header, 0, all, 0, header.length);
-        System.arraycopy(code, 0, all, header.length, code.length);
-        System.arraycopy(stdin, 0, all, header.length + code.length, stdin.length);
-        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", script, "sandbox4j"));
+        String notFound = CodeWrapper.notFound(lang);
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", CodeWrapper.script(lang, hooks.workspaceRoot()),
+                "sandbox4j"));
         argv.addAll(userEnv(Map.of()));
-        ExecRequest exec = ExecRequest.argv(argv).withStdin(all);
+        ExecRequest exec = ExecRequest.argv(argv).withStdin(CodeWrapper.input(request.code(), request.stdin()));
         if (request.timeout() != null) {
             exec = exec.withTimeout(request.timeout());
         }

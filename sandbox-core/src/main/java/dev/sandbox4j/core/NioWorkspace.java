@@ -41,7 +41,6 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -68,8 +67,6 @@ public final class NioWorkspace extends WorkspaceBase {
     private static final int MAX_LIST_ENTRIES = 100_000;
     /** Directory levels a list, find, grep or copy walks below its start; deeper fails with TOO_LARGE. */
     static final int MAX_WALK_DEPTH = 256;
-    /** Directories open at once while deleting a tree (deeper subtrees are moved up, not descended into). */
-    private static final int DELETE_OPEN_DIRS = 32;
 
     private final Path root;
     private final Path staging;
@@ -662,7 +659,7 @@ public final class NioWorkspace extends WorkspaceBase {
         @Override
         public void close() {
             if (dir != null) {
-                closeQuietly(dir);
+                DescriptorTree.closeQuietly(dir);
                 dir = null;
             }
         }
@@ -732,96 +729,9 @@ public final class NioWorkspace extends WorkspaceBase {
         boolean visit(FileInfo info, BasicFileAttributes attrs);
     }
 
-    /** The names in a directory, as the file system gave them (raw bytes kept). */
-    private static List<Path> entries(SecureDirectoryStream<Path> dir) {
-        List<Path> names = new ArrayList<>();
-        for (Path entry : dir) {
-            names.add(entry.getFileName());
-        }
-        return names;
-    }
-
-    /** One open directory of an iterative walk, with the names still to visit. */
-    private static final class Frame {
-        final SecureDirectoryStream<Path> dir;
-        final Path name;
-        final String rel;
-        final ArrayDeque<Path> names;
-
-        Frame(SecureDirectoryStream<Path> dir, Path name, String rel, List<Path> names) {
-            this.dir = dir;
-            this.name = name;
-            this.rel = rel;
-            this.names = new ArrayDeque<>(names);
-        }
-    }
-
-    /**
-     * Visits the tree under {@code top} (pre-order, names sorted), down to {@code depth} levels, without recursion:
-     * a tree thousands of levels deep cannot overflow the stack. At most {@link #MAX_WALK_DEPTH} directories are open
-     * at once; a walk asked to go deeper than that fails with {@link ErrorKind#TOO_LARGE}. {@code top} stays open.
-     */
+    /** {@link DescriptorTree#walk} with each entry described as a {@link FileInfo}. */
     private void walk(SecureDirectoryStream<Path> top, String rel, int depth, Visitor visitor) throws IOException {
-        ArrayDeque<Frame> stack = new ArrayDeque<>();
-        stack.push(new Frame(top, null, rel, sorted(entries(top))));
-        try {
-            while (!stack.isEmpty()) {
-                Frame frame = stack.peek();
-                Path name = frame.names.poll();
-                if (name == null) {
-                    stack.pop();
-                    if (frame.dir != top) {
-                        frame.dir.close();
-                    }
-                    continue;
-                }
-                String childRel = WorkspacePaths.child(frame.rel, name.toString());
-                BasicFileAttributes attrs = attrs(frame.dir, name);
-                if (attrs == null) {
-                    continue; // deleted meanwhile
-                }
-                boolean descend = visitor.visit(info(childRel, attrs), attrs);
-                if (!descend || stack.size() >= depth || !attrs.isDirectory()) {
-                    continue;
-                }
-                if (stack.size() >= MAX_WALK_DEPTH) {
-                    throw new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
-                            + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at " + childRel
-                            + "); list or search a subdirectory, or list a smaller depth");
-                }
-                SecureDirectoryStream<Path> child;
-                try {
-                    child = frame.dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
-                } catch (NoSuchFileException | NotDirectoryException | FileSystemLoopException vanished) {
-                    continue; // replaced meanwhile: never followed, just skipped
-                }
-                try {
-                    stack.push(new Frame(child, name, childRel, sorted(entries(child))));
-                } catch (RuntimeException e) {
-                    child.close();
-                    throw e;
-                }
-            }
-        } finally {
-            for (Frame frame : stack) {
-                if (frame.dir != top) {
-                    closeQuietly(frame.dir);
-                }
-            }
-        }
-    }
-
-    private static List<Path> sorted(List<Path> names) {
-        names.sort((a, b) -> a.toString().compareTo(b.toString()));
-        return names;
-    }
-
-    private static void closeQuietly(SecureDirectoryStream<Path> dir) {
-        try {
-            dir.close();
-        } catch (IOException ignored) {
-            // closing a directory descriptor: nothing to recover
-        }
+        DescriptorTree.walk(top, rel, depth, (childRel, attrs) -> visitor.visit(info(childRel, attrs), attrs));
     }
 
     // ---------------------------------------------------------------- changing the tree
@@ -930,7 +840,7 @@ public final class NioWorkspace extends WorkspaceBase {
         try {
             BasicFileAttributes made = attrs(dstDir, dstName);
             if (made != null && made.isDirectory()) {
-                deleteTree(dstDir, p(dstName, dstName), null);
+                DescriptorTree.delete(dstDir, p(dstName, dstName), null);
             }
         } catch (IOException | RuntimeException ignored) {
             // the original failure is what the caller needs to see
@@ -964,7 +874,7 @@ public final class NioWorkspace extends WorkspaceBase {
                         LinkOption.NOFOLLOW_LINKS);
                      SecureDirectoryStream<Path> into = dstDir.newDirectoryStream(p(dstName, dst),
                              LinkOption.NOFOLLOW_LINKS)) {
-                    for (Path entry : entries(from)) {
+                    for (Path entry : DescriptorTree.entries(from)) {
                         String name = entry.toString();
                         BasicFileAttributes childAttrs = attrs(from, name);
                         if (childAttrs != null) {
@@ -1105,130 +1015,20 @@ public final class NioWorkspace extends WorkspaceBase {
     }
 
     private void deleteTree(SecureDirectoryStream<Path> dir, String name, String rel) throws IOException {
-        deleteTree(dir, p(name, rel), null);
+        DescriptorTree.delete(dir, p(name, rel), null);
     }
 
     /**
      * Deletes directory {@code dir} and everything under it, of any depth, never following a link (links are removed,
-     * never their targets), holding at most {@value #DELETE_OPEN_DIRS} directory descriptors. For the host-side
-     * cleanup of a closed sandbox's directories: sandboxed code may have left a tree thousands of levels deep, longer
-     * than PATH_MAX, which a recursive, path-based delete can neither reach nor survive (stack overflow).
-     * Directories are made writable by their owner first, so one the sandbox made read-only is deleted too.
+     * never their targets), holding at most {@value DescriptorTree#DELETE_OPEN_DIRS} directory descriptors. For the
+     * host-side cleanup of a closed sandbox's directories: sandboxed code may have left a tree thousands of levels
+     * deep, longer than PATH_MAX, which a recursive, path-based delete can neither reach nor survive (stack
+     * overflow). Directories are made writable by their owner first, so one the sandbox made read-only is deleted too.
      *
      * @throws IOException what stopped the deletion (the rest may be left; call again to retry)
      */
     public static void deleteTree(Path dir) throws IOException {
-        Path absolute = dir.toAbsolutePath();
-        Path parent = absolute.getParent();
-        if (parent == null) {
-            throw new IOException("refusing to delete a file system root: " + dir);
-        }
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(parent)) {
-            if (!(ds instanceof SecureDirectoryStream)) {
-                throw new IOException("no SecureDirectoryStream on the file system of " + dir);
-            }
-            SecureDirectoryStream<Path> in = (SecureDirectoryStream<Path>) ds;
-            Path name = absolute.getFileName();
-            BasicFileAttributes attrs = attrs(in, name);
-            if (attrs == null) {
-                return;
-            }
-            if (!attrs.isDirectory()) {
-                in.deleteFile(name);
-                return;
-            }
-            // by path only when not root: root needs no chmod, and a path could be swapped for a link to a host
-            // file by a process still running; a non-root JVM can only chmod files it owns anyway
-            Path hostPath = isRoot() ? null : absolute;
-            makeOwnerWritable(in, name, hostPath);
-            deleteTree(in, name, hostPath);
-        }
-    }
-
-    /**
-     * The iterative delete: a depth-first walk with an explicit stack of at most {@value #DELETE_OPEN_DIRS} open
-     * directories; a subtree deeper than that is renamed up into the top directory (same file system, fd-relative)
-     * and deleted from there, so neither the stack, the descriptors nor a path ever grows with the depth.
-     * {@code hostPath}, when not null, is the tree's absolute path, used only to make read-only directories writable.
-     */
-    private static void deleteTree(SecureDirectoryStream<Path> parent, Path name, Path hostPath) throws IOException {
-        SecureDirectoryStream<Path> top = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
-        ArrayDeque<Frame> stack = new ArrayDeque<>();
-        try {
-            Frame root = new Frame(top, name, "", entries(top));
-            stack.push(root);
-            while (!stack.isEmpty()) {
-                Frame frame = stack.peek();
-                Path n = frame.names.poll();
-                if (n == null) {
-                    stack.pop();
-                    frame.dir.close();
-                    if (frame != root) {
-                        stack.peek().dir.deleteDirectory(frame.name);
-                    }
-                    continue;
-                }
-                BasicFileAttributes a = attrs(frame.dir, n);
-                if (a == null) {
-                    continue;
-                }
-                if (!a.isDirectory()) {
-                    frame.dir.deleteFile(n);
-                } else if (stack.size() >= DELETE_OPEN_DIRS) {
-                    Path up = n.getFileSystem().getPath(".sbx-deep-" + UUID.randomUUID());
-                    frame.dir.move(n, top, up);
-                    root.names.add(up);
-                } else {
-                    String rel = frame.rel.isEmpty() ? n.toString() : frame.rel + "/" + n;
-                    if (hostPath != null) {
-                        makeOwnerWritable(frame.dir, n, hostPath.resolve(rel));
-                    }
-                    SecureDirectoryStream<Path> child = frame.dir.newDirectoryStream(n, LinkOption.NOFOLLOW_LINKS);
-                    try {
-                        stack.push(new Frame(child, n, rel, entries(child)));
-                    } catch (RuntimeException e) {
-                        child.close();
-                        throw e;
-                    }
-                }
-            }
-        } finally {
-            for (Frame frame : stack) {
-                closeQuietly(frame.dir);
-            }
-        }
-        parent.deleteDirectory(name);
-    }
-
-    private static boolean isRoot() {
-        try {
-            // /proc/<pid> is owned by the process's user; the /proc/self link itself always by root
-            return Integer.valueOf(0).equals(Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** Best effort: rwx for the owner on directory {@code name}, through the open parent, else by path if known. */
-    private static void makeOwnerWritable(SecureDirectoryStream<Path> dir, Path name, Path path) {
-        Set<PosixFilePermission> rwx = java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
-        try {
-            PosixFileAttributeView view = dir.getFileAttributeView(name, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            if (view != null) {
-                view.setPermissions(rwx);
-            }
-            return;
-        } catch (IOException | RuntimeException e) {
-            // a directory without read permission cannot be opened to chmod it: try its path
-        }
-        if (path != null) {
-            try {
-                Files.setPosixFilePermissions(path, rwx);
-            } catch (IOException | RuntimeException ignored) {
-                // root deletes anyway; otherwise the delete reports what is left
-            }
-        }
+        DescriptorTree.deleteTree(dir);
     }
 
     // ---------------------------------------------------------------- editing
@@ -1396,7 +1196,7 @@ public final class NioWorkspace extends WorkspaceBase {
             } catch (Throwable t) {
                 opened.completeExceptionally(t);
             } finally {
-                closeQuietly(own);
+                DescriptorTree.closeQuietly(own);
             }
         }, "sandbox4j-file-open");
         opener.setDaemon(true);
@@ -1467,7 +1267,7 @@ public final class NioWorkspace extends WorkspaceBase {
     }
 
     /** As above, for a name as listed (its bytes kept, even when they are not valid in this JVM's encoding). */
-    private static BasicFileAttributes attrs(SecureDirectoryStream<Path> dir, Path p) throws IOException {
+    static BasicFileAttributes attrs(SecureDirectoryStream<Path> dir, Path p) throws IOException {
         try {
             PosixFileAttributeView posix = dir.getFileAttributeView(p, PosixFileAttributeView.class,
                     LinkOption.NOFOLLOW_LINKS);
@@ -1559,6 +1359,13 @@ public final class NioWorkspace extends WorkspaceBase {
     }
 
     // ---------------------------------------------------------------- errors: the one translation point
+
+    /** A walk asked to go deeper than {@link #MAX_WALK_DEPTH} levels under {@code rel}, at {@code at}. */
+    static SandboxException tooDeep(String rel, String at) {
+        return new SandboxException(ErrorKind.TOO_LARGE, (rel.isEmpty() ? "the workspace" : rel)
+                + " is nested deeper than " + MAX_WALK_DEPTH + " directory levels (at " + at
+                + "); list or search a subdirectory, or list a smaller depth");
+    }
 
     private static SandboxException tooLarge(String rel, long size) {
         return new SandboxException(ErrorKind.TOO_LARGE, rel + " is too large (" + size + " bytes or more)");

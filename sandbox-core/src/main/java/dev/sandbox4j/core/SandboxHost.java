@@ -136,8 +136,17 @@ public interface SandboxHost {
         return null;
     }
 
-    /** The error of a call after close; {@code deathDetail} is why the sandbox closed itself, or null. */
-    SandboxException closedError(String deathDetail);
+    /**
+     * The error of a call after close; {@code deathDetail} is why the sandbox closed itself, or null. By default,
+     * made by {@link #error}: CLOSED after a close, BACKEND_UNAVAILABLE when the isolation died under the sandbox
+     * (the backend failed, not the caller: open a new sandbox).
+     */
+    default SandboxException closedError(String deathDetail) {
+        if (deathDetail != null) {
+            return error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id() + " is gone: " + deathDetail, null);
+        }
+        return error(ErrorKind.CLOSED, "sandbox " + id() + " is closed", null);
+    }
 
     /** The backend's error translation point, for what {@link AgentSandbox} must report. */
     SandboxException error(ErrorKind kind, String message, Throwable cause);

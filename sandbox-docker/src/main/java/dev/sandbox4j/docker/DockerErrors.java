@@ -174,10 +174,6 @@ final class DockerErrors {
         return new SandboxException(ErrorKind.IO_ERROR, what + " failed (exit " + exitCode + "): " + abbreviate(text));
     }
 
-    static SandboxException closed(String id) {
-        return new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
-    }
-
     static SandboxException interrupted(String what) {
         return new SandboxException(ErrorKind.INTERRUPTED, what + " was interrupted; the command has been killed");
     }

@@ -25,10 +25,6 @@ final class KubeErrors {
         return new SandboxException(kind, message, cause);
     }
 
-    static SandboxException closed(String id) {
-        return new SandboxException(ErrorKind.CLOSED, "sandbox " + id + " is closed");
-    }
-
     static SandboxException interrupted(String what) {
         Thread.currentThread().interrupt();
         return new SandboxException(ErrorKind.INTERRUPTED, "interrupted while " + what);

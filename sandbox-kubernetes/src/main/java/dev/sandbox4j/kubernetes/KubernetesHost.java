@@ -217,14 +217,6 @@ final class KubernetesHost implements SandboxHost {
     }
 
     @Override
-    public SandboxException closedError(String deathDetail) {
-        if (deathDetail != null) {
-            return KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + " is gone: " + deathDetail);
-        }
-        return KubeErrors.closed(id);
-    }
-
-    @Override
     public SandboxException error(ErrorKind kind, String message, Throwable cause) {
         return KubeErrors.error(kind, message, cause);
     }

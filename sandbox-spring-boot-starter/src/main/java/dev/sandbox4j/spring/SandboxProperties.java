@@ -31,7 +31,11 @@ import org.springframework.util.unit.DataSize;
  * sandbox4j.session.max-sandboxes=16
  * sandbox4j.local.temp-dir=/var/lib/sandbox4j   # LocalOptions of sandbox-local
  * sandbox4j.docker.image=registry.example.com/agent-runtime:1   # DockerOptions of sandbox-docker
- * </pre>
+ * </pre> *
+ * <p>Over 500 lines, and kept as one file on purpose: the nested classes are the {@code sandbox4j.*} tree as Spring
+ * binds it ({@code sandbox4j.limits.*} is {@link Limits}, {@code sandbox4j.docker.*} is {@link Docker}, ...), they
+ * are public types users reference, and the length is mostly the getter and setter pairs Spring binds through and
+ * the field comments its configuration processor turns into the properties' descriptions.
  */
 @ConfigurationProperties("sandbox4j")
 public class SandboxProperties {

@@ -35,7 +35,7 @@ final class Brokered {
      * The credential to apply to {@code r}, or null: plain HTTP to a name that has one, on port 80 or the
      * credential's HTTPS port.
      */
-    static Credential match(NetworkPolicy policy, EgressProxy.Request r) {
+    static Credential match(NetworkPolicy policy, Request r) {
         if (policy.credentials().isEmpty() || r.isConnect() || r.target.literal != null) {
             return null;
         }
@@ -44,7 +44,7 @@ final class Brokered {
     }
 
     /** The head sent upstream: the request's own, with the credential in place of whatever the sandbox put there. */
-    static byte[] head(EgressProxy.Request r, Credential c) {
+    static byte[] head(Request r, Credential c) {
         List<String[]> extra = new ArrayList<>();
         String path = r.path;
         switch (c.kind()) {

@@ -67,13 +67,13 @@ public final class RelayMux implements Closeable {
     private final OutputStream to;
     private final Handler handler;
     private final int maxConnections;
-    private final long idleTimeoutNanos;
-    private final Map<Long, Conn> conns = new HashMap<>();
+    final long idleTimeoutNanos;
+    private final Map<Long, RelayConn> conns = new HashMap<>();
     private final ArrayDeque<byte[]> control = new ArrayDeque<>();
     private final ArrayDeque<byte[]> data = new ArrayDeque<>();
     private final Object outbox = new Object();
     private final Object lifecycle = new Object();
-    private final java.util.concurrent.atomic.AtomicLong peakConnectionBytes = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong peakConnectionBytes = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicInteger peakConnections = new java.util.concurrent.atomic.AtomicInteger();
     private int running; // handlers not yet returned (guarded by conns): what maxConnections bounds
     private long lastId;
@@ -185,7 +185,7 @@ public final class RelayMux implements Closeable {
     long bufferedBytes() {
         long total = 0;
         synchronized (conns) {
-            for (Conn c : conns.values()) {
+            for (RelayConn c : conns.values()) {
                 synchronized (c) {
                     total += c.count;
                 }
@@ -225,12 +225,12 @@ public final class RelayMux implements Closeable {
         if (why != null) {
             LOG.log(System.Logger.Level.DEBUG, "relay mux ended: {0}", why);
         }
-        Conn[] all;
+        RelayConn[] all;
         synchronized (conns) {
-            all = conns.values().toArray(new Conn[0]);
+            all = conns.values().toArray(new RelayConn[0]);
             conns.clear();
         }
-        for (Conn c : all) {
+        for (RelayConn c : all) {
             c.abort();
         }
         synchronized (outbox) {
@@ -250,18 +250,18 @@ public final class RelayMux implements Closeable {
         String why;
         try {
             while (true) {
-                if (!readFully(header, HEADER, true)) {
+                if (!RelayConn.readFully(from, header, HEADER, true)) {
                     why = null; // the relay's stdout ended cleanly between frames
                     break;
                 }
                 int type = header[0] & 0xff;
-                long id = u32(header, 1);
-                long len = u32(header, 5);
+                long id = RelayConn.u32(header, 1);
+                long len = RelayConn.u32(header, 5);
                 if (len > MAX_PAYLOAD) {
                     why = "frame of " + len + " bytes (at most " + MAX_PAYLOAD + ")";
                     break;
                 }
-                readFully(payload, (int) len, false);
+                RelayConn.readFully(from, payload, (int) len, false);
                 why = frame(type, id, payload, (int) len);
                 if (why != null) {
                     break;
@@ -313,7 +313,7 @@ public final class RelayMux implements Closeable {
                 if (len == 0) {
                     return "empty DATA";
                 }
-                Conn c = conn(id);
+                RelayConn c = conn(id);
                 if (c != null && !c.receive(payload, len)) {
                     abortAndClose(c);
                 }
@@ -323,7 +323,7 @@ public final class RelayMux implements Closeable {
                 if (len != 0) {
                     return "EOF with a payload";
                 }
-                Conn c = conn(id);
+                RelayConn c = conn(id);
                 if (c != null) {
                     c.remoteEof();
                 }
@@ -333,7 +333,7 @@ public final class RelayMux implements Closeable {
                 if (len != 0) {
                     return "CLOSE with a payload";
                 }
-                Conn c;
+                RelayConn c;
                 synchronized (conns) {
                     c = conns.remove(id);
                 }
@@ -347,8 +347,8 @@ public final class RelayMux implements Closeable {
                 if (len != 4) {
                     return "CREDIT of length " + len;
                 }
-                Conn c = conn(id);
-                if (c != null && !c.credit(u32(payload, 0))) {
+                RelayConn c = conn(id);
+                if (c != null && !c.credit(RelayConn.u32(payload, 0))) {
                     abortAndClose(c);
                 }
                 return null;
@@ -359,7 +359,7 @@ public final class RelayMux implements Closeable {
     }
 
     private void open(long id) {
-        Conn c = new Conn(id);
+        RelayConn c = new RelayConn(this, id);
         synchronized (conns) {
             if (running >= maxConnections) {
                 c = null;
@@ -375,11 +375,11 @@ public final class RelayMux implements Closeable {
             sendControl(CLOSE, id, null);
             return;
         }
-        Conn conn = c;
+        RelayConn conn = c;
         daemon(() -> serve(conn), "sandbox4j-relay-conn-" + id + "-" + THREADS.incrementAndGet());
     }
 
-    private void serve(Conn c) {
+    private void serve(RelayConn c) {
         try {
             handler.handle(c.in, c.out);
         } catch (IOException | RuntimeException e) {
@@ -393,7 +393,7 @@ public final class RelayMux implements Closeable {
             c.abort();
             if (mine && !c.remoteClosed) {
                 try {
-                    sendData(frameBytes(CLOSE, c.id, null, 0, 0)); // after this connection's queued DATA and EOF
+                    sendData(RelayConn.frameBytes(CLOSE, c.id, null, 0, 0)); // after this connection's queued DATA and EOF
                 } catch (IOException e) {
                     // the mux is closed: nothing to tell the relay
                 }
@@ -401,7 +401,7 @@ public final class RelayMux implements Closeable {
         }
     }
 
-    private void abortAndClose(Conn c) {
+    private void abortAndClose(RelayConn c) {
         synchronized (conns) {
             conns.remove(c.id, c);
         }
@@ -409,43 +409,17 @@ public final class RelayMux implements Closeable {
         sendControl(CLOSE, c.id, null);
     }
 
-    private Conn conn(long id) {
+    private RelayConn conn(long id) {
         synchronized (conns) {
             return conns.get(id);
         }
     }
 
-    private boolean readFully(byte[] b, int n, boolean eofAtStartIsClean) throws IOException {
-        int off = 0;
-        while (off < n) {
-            int r = from.read(b, off, n - off);
-            if (r < 0) {
-                if (off == 0 && eofAtStartIsClean) {
-                    return false;
-                }
-                throw new EOFException();
-            }
-            off += r;
-        }
-        return true;
-    }
-
     // ------------------------------------------------------------------ writing
 
-    private static byte[] frameBytes(int type, long id, byte[] b, int off, int len) {
-        byte[] f = new byte[HEADER + len];
-        f[0] = (byte) type;
-        put32(f, 1, id);
-        put32(f, 5, len);
-        if (len > 0) {
-            System.arraycopy(b, off, f, HEADER, len);
-        }
-        return f;
-    }
-
     /** Queues a small frame; never blocks (the reader thread calls it). Too many queued means a hostile relay. */
-    private void sendControl(int type, long id, byte[] payload) {
-        byte[] f = frameBytes(type, id, payload, 0, payload == null ? 0 : payload.length);
+    void sendControl(int type, long id, byte[] payload) {
+        byte[] f = RelayConn.frameBytes(type, id, payload, 0, payload == null ? 0 : payload.length);
         boolean overflow;
         synchronized (outbox) {
             if (isClosed()) {
@@ -463,7 +437,7 @@ public final class RelayMux implements Closeable {
     }
 
     /** Queues a DATA or EOF frame, waiting while the queue is full. */
-    private void sendData(byte[] frame) throws IOException {
+    void sendData(byte[] frame) throws IOException {
         synchronized (outbox) {
             while (data.size() >= MAX_QUEUED_DATA && !isClosed()) {
                 try {
@@ -511,196 +485,6 @@ public final class RelayMux implements Closeable {
     }
 
     // ------------------------------------------------------------------ one connection
-
-    private final class Conn {
-        final long id;
-        final byte[] ring = new byte[WINDOW];
-        int head;
-        int count;
-        int unacked; // consumed but not yet credited back
-        long sendCredit = WINDOW;
-        boolean eof;
-        boolean aborted;
-        boolean inputClosed;
-        boolean outputClosed;
-        volatile boolean remoteClosed;
-        final InputStream in = new In();
-        final OutputStream out = new Out();
-
-        Conn(long id) {
-            this.id = id;
-        }
-
-        /** False when the relay sent beyond the window (or after EOF): a violation that aborts the connection. */
-        synchronized boolean receive(byte[] b, int len) {
-            if (aborted) {
-                return true;
-            }
-            if (eof || count + unacked + len > WINDOW) {
-                return false;
-            }
-            peakConnectionBytes.accumulateAndGet(count + unacked + len, Math::max);
-            if (inputClosed) {
-                unacked += len; // dropped, but the window must stay honest
-                return true;
-            }
-            int tail = (head + count) % WINDOW;
-            int first = Math.min(len, WINDOW - tail);
-            System.arraycopy(b, 0, ring, tail, first);
-            System.arraycopy(b, first, ring, 0, len - first);
-            count += len;
-            notifyAll();
-            return true;
-        }
-
-        synchronized void remoteEof() {
-            eof = true;
-            notifyAll();
-        }
-
-        synchronized boolean credit(long n) {
-            if (sendCredit + n > WINDOW) {
-                return false;
-            }
-            sendCredit += n;
-            notifyAll();
-            return true;
-        }
-
-        synchronized void abort() {
-            aborted = true;
-            notifyAll();
-        }
-
-        private void waitFor(long deadline) throws IOException {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new java.net.SocketTimeoutException("relay connection " + id + " idle for too long");
-            }
-            try {
-                wait(Math.max(1, left / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException();
-            }
-        }
-
-        final class In extends InputStream {
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                int n = read(one, 0, 1);
-                return n < 0 ? -1 : one[0] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                Objects.checkFromIndexSize(off, len, b.length);
-                if (len == 0) {
-                    return 0;
-                }
-                int n;
-                int grant = 0;
-                synchronized (Conn.this) {
-                    long deadline = System.nanoTime() + idleTimeoutNanos;
-                    while (count == 0 && !eof && !aborted && !inputClosed) {
-                        waitFor(deadline);
-                    }
-                    if (inputClosed || (aborted && count == 0 && !eof)) {
-                        throw new IOException("relay connection " + id + " is closed");
-                    }
-                    if (count == 0) {
-                        return -1;
-                    }
-                    n = Math.min(len, count);
-                    int first = Math.min(n, WINDOW - head);
-                    System.arraycopy(ring, head, b, off, first);
-                    System.arraycopy(ring, 0, b, off + first, n - first);
-                    head = (head + n) % WINDOW;
-                    count -= n;
-                    unacked += n;
-                    if (unacked >= WINDOW / 4 && !aborted) {
-                        grant = unacked;
-                        unacked = 0;
-                    }
-                }
-                if (grant > 0) {
-                    byte[] p = new byte[4];
-                    put32(p, 0, grant);
-                    sendControl(CREDIT, id, p);
-                }
-                return n;
-            }
-
-            @Override
-            public int available() {
-                synchronized (Conn.this) {
-                    return count;
-                }
-            }
-
-            @Override
-            public void close() {
-                synchronized (Conn.this) {
-                    inputClosed = true;
-                    count = 0;
-                    Conn.this.notifyAll();
-                }
-            }
-        }
-
-        final class Out extends OutputStream {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                Objects.checkFromIndexSize(off, len, b.length);
-                while (len > 0) {
-                    int n;
-                    synchronized (Conn.this) {
-                        long deadline = System.nanoTime() + idleTimeoutNanos;
-                        while (sendCredit == 0 && !aborted && !outputClosed) {
-                            waitFor(deadline);
-                        }
-                        if (aborted || outputClosed) {
-                            throw new IOException("relay connection " + id + " is closed");
-                        }
-                        n = (int) Math.min(Math.min(len, sendCredit), MAX_PAYLOAD);
-                        sendCredit -= n;
-                    }
-                    sendData(frameBytes(DATA, id, b, off, n));
-                    off += n;
-                    len -= n;
-                }
-            }
-
-            @Override
-            public void close() throws IOException {
-                synchronized (Conn.this) {
-                    if (outputClosed || aborted) {
-                        outputClosed = true;
-                        return;
-                    }
-                    outputClosed = true;
-                }
-                sendData(frameBytes(EOF, id, null, 0, 0));
-            }
-        }
-    }
-
-    private static long u32(byte[] b, int off) {
-        return ((b[off] & 0xffL) << 24) | ((b[off + 1] & 0xffL) << 16) | ((b[off + 2] & 0xffL) << 8) | (b[off + 3] & 0xffL);
-    }
-
-    private static void put32(byte[] b, int off, long v) {
-        b[off] = (byte) (v >>> 24);
-        b[off + 1] = (byte) (v >>> 16);
-        b[off + 2] = (byte) (v >>> 8);
-        b[off + 3] = (byte) v;
-    }
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
