@@ -70,10 +70,15 @@ final class BareHost implements SandboxHost {
     }
 
     /**
-     * Step 0, open: refuse what cannot hold before anything is made (a network policy: the sandbox shares the host's
+     * Step 0, open: refuse what cannot hold before anything is made (a workspace source or mount it has no feature for;
+     * a network policy: the sandbox shares the host's
      * network namespace; limits are not refused but reported as none, {@link #ready}), then AgentSandbox over the host.
      */
     static Sandbox open(SandboxSpec spec) {
+        String refused = HostDirs.unsupported(spec, FEATURES, "the bare host");
+        if (refused != null) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, refused); // a workspace source or mount it cannot make
+        }
         if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "the bare host has no network namespace, so no "
                     + "network policy: its commands share the host's network");
