@@ -177,11 +177,13 @@ public final class ChangeSet implements Workspace {
         Map<String, Entry> up = list(resolve(upper, rel));
         // a merged (non-opaque) overlay directory: only the names in the upper layer can have changed, so the lower
         // is asked for those alone (a directory of 100 files with one edited costs one lookup, not 100)
-        Map<String, Entry> low = complete ? list(resolve(lower, rel)) : lookup(resolve(lower, rel), up.keySet());
+        Map<String, Entry> low = complete ? list(resolve(lower, rel)) : lookup(resolve(lower, rel), up);
         TreeSet<String> names = new TreeSet<>(up.keySet());
         names.addAll(low.keySet());
         for (String name : names) {
-            Path r = rel.resolve(name);
+            Entry any = up.containsKey(name) ? up.get(name) : low.get(name);
+            // the name as the directory gave it (bytes): a String of a name that is not UTF-8 would not find it again
+            Path r = resolve(rel, any.path().getFileName());
             if (hidden.contains(r.toString())) {
                 continue;
             }
@@ -215,7 +217,7 @@ public final class ChangeSet implements Workspace {
     private void deleted(Path rel, Entry l, List<Item> out) throws IOException {
         if (l.type() == 'd') {
             for (Entry child : list(l.path()).values()) {
-                deleted(rel.resolve(child.path().getFileName().toString()), child, out);
+                deleted(resolve(rel, child.path().getFileName()), child, out);
             }
         }
         out.add(new Item(change(Change.Kind.DELETED, rel, l, null), l, null));
@@ -226,7 +228,7 @@ public final class ChangeSet implements Workspace {
         if (u.type() == 'd') {
             for (Entry child : list(u.path()).values()) {
                 if (child.type() != 'w') {
-                    created(rel.resolve(child.path().getFileName().toString()), child, out);
+                    created(resolve(rel, child.path().getFileName()), child, out);
                 }
             }
         }
@@ -253,13 +255,14 @@ public final class ChangeSet implements Workspace {
         return m;
     }
 
-    private static Map<String, Entry> lookup(Path dir, java.util.Set<String> names) throws IOException {
+    private static Map<String, Entry> lookup(Path dir, Map<String, Entry> upper) throws IOException {
         Map<String, Entry> m = new java.util.HashMap<>();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             return m;
         }
-        for (String name : names) {
-            Entry e = entry(dir.resolve(name));
+        for (Map.Entry<String, Entry> u : upper.entrySet()) {
+            String name = u.getKey();
+            Entry e = entry(resolve(dir, u.getValue().path().getFileName()));
             if (e != null) {
                 m.put(name, e);
             }

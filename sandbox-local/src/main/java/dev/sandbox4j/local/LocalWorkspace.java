@@ -68,14 +68,18 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
     static LocalWorkspace prepare(Host host, SandboxSpec spec, JailDirs dirs, int uid, int gid, Runnable guard)
             throws IOException {
         WorkspaceSource source = spec.workspace();
-        if (dirs.quotaInJail() && source.kind() != WorkspaceSource.Kind.EMPTY) {
-            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + " cannot be combined "
-                    + "with a workspace quota when the JVM is not root (the quota's tmpfs is mounted over /workspace "
-                    + "inside the running jail); drop the quota or run as root");
+        if (source.kind() != WorkspaceSource.Kind.EMPTY) {
+            HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false); // typed errors first
         }
         List<JailCommandLine.Bind> binds = new ArrayList<>();
         Set<String> mountPoints = new LinkedHashSet<>();
         boolean mountInWorkspace = mounts(spec, dirs, uid, gid, binds, mountPoints);
+        if (dirs.quotaInJail() && (source.kind() != WorkspaceSource.Kind.EMPTY || mountInWorkspace)) {
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + (mountInWorkspace
+                    ? " and mounts under /workspace" : "") + " cannot be combined with a workspace quota when the "
+                    + "JVM is not root (the quota's tmpfs is mounted over /workspace inside the running jail, after "
+                    + "them); ask for no quota (ResourceLimits.withoutWorkspaceQuota) or run as root");
+        }
         String mountsDetail = spec.mounts().isEmpty() ? "none" : String.join("; ", binds.stream()
                 .map(b -> (b.readOnly() ? "ro " : "rw ") + b.host() + " -> " + b.dest()).toList());
         Instant opened = Instant.now();

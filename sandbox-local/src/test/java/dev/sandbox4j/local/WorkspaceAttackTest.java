@@ -43,7 +43,7 @@ class WorkspaceAttackTest {
                 + " && ln -s " + base + "/secret/key repo/abs && ln -s ../secret/key repo/rel"
                 + " && ln -s c2 repo/c1 && ln -s src/../../secret/key repo/c2"
                 + " && ln secret/key repo/hard"
-                + " && mkfifo repo/fifo && mknod repo/null c 1 3 && chmod 666 repo/null"
+                + " && mkfifo repo/fifo" + (Host.isRoot() ? " && mknod repo/null c 1 3 && chmod 666 repo/null" : "")
                 + " && printf '#!/bin/sh\\ntouch " + base + "/PWNED\\n' > repo/.git/hooks/post-checkout"
                 + " && chmod 755 repo/.git/hooks/post-checkout"
                 + " && touch \"repo/bad$(printf '\\377\\376')name\""
@@ -69,7 +69,9 @@ class WorkspaceAttackTest {
     }
 
     private Sandbox open(WorkspaceSource.Kind kind) {
-        return Jail.open(SandboxSpec.builder().workspace(kind == WorkspaceSource.Kind.OVERLAY
+        // no workspace quota: not root, the local backend refuses a source with one (its tmpfs covers /workspace)
+        return Jail.open(SandboxSpec.builder().limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withoutWorkspaceQuota())
+                .workspace(kind == WorkspaceSource.Kind.OVERLAY
                 ? WorkspaceSource.overlayOf(repo) : WorkspaceSource.copyOf(repo)).build());
     }
 
@@ -125,7 +127,7 @@ class WorkspaceAttackTest {
             s.workspace().applyTo(repo);
             assertThat(repo.resolve("fifo")).exists();
             if (kind == WorkspaceSource.Kind.COPY) {
-                assertThat(s.info().details().get("workspace source")).contains("2 FIFOs/devices/sockets skipped");
+                assertThat(s.info().details().get("workspace source")).contains((Host.isRoot() ? 2 : 1) + " FIFOs/devices/sockets skipped");
             }
         }
         assertThat(base.resolve("PWNED")).doesNotExist();

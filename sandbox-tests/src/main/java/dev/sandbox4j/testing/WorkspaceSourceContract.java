@@ -31,6 +31,14 @@ import org.junit.jupiter.api.Test;
  * directories are made under the JVM's temp directory, world-readable (a jail may run as another uid).
  */
 public interface WorkspaceSourceContract extends ConformanceSupport {
+    /**
+     * The contract's specs ask for no workspace quota: combining a source with a quota is a backend's own choice
+     * (the local backend refuses it when not root, as its quota's tmpfs is mounted over the workspace in the jail).
+     */
+    private static SandboxSpec.Builder base() {
+        return SandboxSpec.builder().limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withoutWorkspaceQuota());
+    }
+
     /** A small repository: text, an executable, a nested file, a relative link, a binary file. */
     private static Path repo() {
         try {
@@ -133,7 +141,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
             Map<String, String> before = snapshot(repo);
             WorkspaceSource source = kind == WorkspaceSource.Kind.OVERLAY ? WorkspaceSource.overlayOf(repo)
                     : WorkspaceSource.copyOf(repo);
-            try (Sandbox s = fixture().open(SandboxSpec.builder().workspace(source).build())) {
+            try (Sandbox s = fixture().open(base().workspace(source).build())) {
                 assertThat(s.workspace().source()).isEqualTo(source);
                 assertThat(s.files().readText("src/main/App.java")).isEqualTo("class App {}\n");
                 assertThat(s.files().stat("docs").isSymlink()).isTrue();
@@ -185,7 +193,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     @Requires(Feature.WORKSPACE_OVERLAY)
     default void overlay_applyTo_hostChangedTheSameFile_conflictNamesIt_nothingApplied() {
         Path repo = repo();
-        try (Sandbox s = fixture().open(SandboxSpec.builder().workspace(WorkspaceSource.overlayOf(repo)).build())) {
+        try (Sandbox s = fixture().open(base().workspace(WorkspaceSource.overlayOf(repo)).build())) {
             edit(s);
             Files.writeString(repo.resolve("README.md"), "# the user's own edit\n");
             Map<String, String> before = snapshot(repo);
@@ -208,13 +216,13 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
         Path link = repo.resolveSibling(repo.getFileName() + "-link");
         try {
             Files.createSymbolicLink(link, repo);
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder()
+            assertThat(kindOf(() -> fixture().open(base()
                     .workspace(WorkspaceSource.overlayOf(link)).build()).close()))
                     .isEqualTo(ErrorKind.PERMISSION_DENIED);
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder()
+            assertThat(kindOf(() -> fixture().open(base()
                     .workspace(WorkspaceSource.overlayOf(repo.resolve("missing"))).build()).close()))
                     .isEqualTo(ErrorKind.NOT_FOUND);
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder()
+            assertThat(kindOf(() -> fixture().open(base()
                     .workspace(WorkspaceSource.overlayOf(repo.resolve("README.md"))).build()).close()))
                     .isEqualTo(ErrorKind.NOT_A_DIRECTORY);
         } finally {
@@ -234,7 +242,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
         Path repo = repo();
         // writable by anyone: a jail may run as another uid than the directory's owner (a root JVM's own files)
         Files.setPosixFilePermissions(repo, PosixFilePermissions.fromString("rwxrwxrwx"));
-        try (Sandbox s = fixture().open(SandboxSpec.builder().workspace(WorkspaceSource.bindReadWrite(repo))
+        try (Sandbox s = fixture().open(base().workspace(WorkspaceSource.bindReadWrite(repo))
                 .build())) {
             s.files().write("from-sandbox.txt", "hello\n");
             assertThat(Files.readString(repo.resolve("from-sandbox.txt"))).isEqualTo("hello\n");
@@ -255,7 +263,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        try (Sandbox s = fixture().open(SandboxSpec.builder().mount(Mount.readOnly(data, "/workspace/data"))
+        try (Sandbox s = fixture().open(base().mount(Mount.readOnly(data, "/workspace/data"))
                 .build())) {
             assertThat(s.files().readText("data/README.md")).startsWith("# demo");
             assertThat(kindOf(() -> s.files().write("data/README.md", "x"))).isEqualTo(ErrorKind.PERMISSION_DENIED);
@@ -276,7 +284,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     default void overlay_withoutFeature_refusedAtOpenUnsupported() {
         Path repo = repo();
         try {
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder().workspace(WorkspaceSource.overlayOf(repo))
+            assertThat(kindOf(() -> fixture().open(base().workspace(WorkspaceSource.overlayOf(repo))
                     .build()).close())).isEqualTo(ErrorKind.UNSUPPORTED);
         } finally {
             delete(repo);
@@ -288,7 +296,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     default void copy_withoutFeature_refusedAtOpenUnsupported() {
         Path repo = repo();
         try {
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder().workspace(WorkspaceSource.copyOf(repo))
+            assertThat(kindOf(() -> fixture().open(base().workspace(WorkspaceSource.copyOf(repo))
                     .build()).close())).isEqualTo(ErrorKind.UNSUPPORTED);
         } finally {
             delete(repo);
@@ -301,7 +309,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
         Path repo = repo();
         try {
             Map<String, String> before = snapshot(repo);
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder()
+            assertThat(kindOf(() -> fixture().open(base()
                     .workspace(WorkspaceSource.bindReadWrite(repo)).build()).close())).isEqualTo(ErrorKind.UNSUPPORTED);
             assertThat(snapshot(repo)).isEqualTo(before);
         } finally {
@@ -314,7 +322,7 @@ public interface WorkspaceSourceContract extends ConformanceSupport {
     default void readOnlyMount_withoutFeature_refusedAtOpenUnsupported() {
         Path data = repo();
         try {
-            assertThat(kindOf(() -> fixture().open(SandboxSpec.builder().mount(Mount.readOnly(data, "/data"))
+            assertThat(kindOf(() -> fixture().open(base().mount(Mount.readOnly(data, "/data"))
                     .build()).close())).isEqualTo(ErrorKind.UNSUPPORTED);
         } finally {
             delete(data);
