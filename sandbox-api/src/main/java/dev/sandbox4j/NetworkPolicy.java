@@ -40,6 +40,9 @@ import java.util.Set;
  *         .exposedAs("ANTHROPIC_API_KEY"))
  * // in the sandbox: ANTHROPIC_BASE_URL=http://api.anthropic.com (plain HTTP to the proxy, which calls HTTPS)
  * }</pre>
+ *
+ * <p>Why one file of over 500 lines: it is one public immutable value, and its nested {@code Credential} (with its
+ * {@code Kind}) belongs to it; moving them out would add top-level types to an API that keeps a budget of them.
  */
 public final class NetworkPolicy {
     /** The three kinds of policy. */

@@ -62,6 +62,10 @@ import java.util.regex.Pattern;
  *
  * <p>A FIFO swapped in between the type check and the open cannot block a call: files are opened so that the open
  * cannot block, and refused when the opened descriptor is not seekable (see {@link #openRegularFile}).
+ *
+ * <p>Why one file of over 500 lines: every operation runs from one open root directory handle under the same
+ * invariants (no link followed, writes staged and renamed relative to an open parent); the descriptor walks are in
+ * {@code DescriptorTree}, and the rest is split only where a piece does not need those handles.
  */
 public final class NioWorkspace extends WorkspaceBase {
     private static final int MAX_LIST_ENTRIES = 100_000;

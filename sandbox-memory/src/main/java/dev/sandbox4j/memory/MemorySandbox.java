@@ -68,6 +68,9 @@ import java.util.stream.Collectors;
  * {@code ls}, {@code pwd}, {@code true}, {@code false}, over the workspace), else with exit 127 and
  * {@code command not found} on stderr, like a shell. Output is capped head+tail as on a real backend. Nothing runs:
  * no process, no network, no timeout.
+ *
+ * <p>Why one file of over 500 lines: this public class is the whole scripting surface users read ({@code onCommand},
+ * {@code onCode}, the recorded calls, the workspace sources); its file system is the shared {@code NioWorkspace}.
  */
 public final class MemorySandbox implements Sandbox {
     static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA,
