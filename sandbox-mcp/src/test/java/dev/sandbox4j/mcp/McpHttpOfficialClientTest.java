@@ -12,21 +12,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.Test;
 
 /**
  * The Streamable HTTP server driven by the official MCP TypeScript client ({@code src/test/js/http.mjs},
  * {@code StreamableHTTPClientTransport}): tools listed and called, two clients isolated, no token refused, a
- * terminated session's sandboxes closed. Skips without {@code node} (fails when {@code SANDBOX4J_REQUIRE} names it).
+ * terminated session's sandboxes closed; on the in-memory backend, a real local jail and a real Docker container.
+ * Skips without {@code node} (fails when {@code SANDBOX4J_REQUIRE} names it).
  */
 class McpHttpOfficialClientTest {
-    @Test
-    void officialTypeScriptClient_overStreamableHttp() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"memory", "local", "docker"})
+    void officialTypeScriptClient_overStreamableHttp(String backend) throws Exception {
         McpOfficialClientTest.requireNode();
+        McpClientProcessTest.requireOrSkip(backend);
         List<Sandbox> opened = new CopyOnWriteArrayList<>();
         String token = "ts-client-token-0123456789";
         try (SandboxMcpHttpServer server = SandboxMcpHttpServer.builder(() -> {
-            Sandbox s = MemorySandbox.open();
+            Sandbox s = backend.equals("memory") ? MemorySandbox.open()
+                    : dev.sandbox4j.Sandboxes.open(backend, dev.sandbox4j.SandboxSpec.defaults());
             opened.add(s);
             return s;
         }, ToolConfig.defaults()).port(0).bearerToken(token).idleTimeout(Duration.ofMinutes(5)).build().start()) {
