@@ -293,7 +293,8 @@ final class AioFileApi extends HttpServlet {
 
     /**
      * The file as a stream. With {@code change_policy=abort} it is spooled first (up to the download limit) and
-     * checked unchanged, so a change during the transfer can still answer 409 instead of a cut stream.
+     * checked unchanged, so a change during the transfer can still answer 409 instead of a cut stream; with
+     * {@code ignore} it goes to the client directly.
      */
     private void download(HttpServletRequest req, HttpServletResponse res) throws IOException {
         String target = req.getParameter("path");
@@ -318,26 +319,34 @@ final class AioFileApi extends HttpServlet {
             throw new SandboxException(ErrorKind.TOO_LARGE, target + " is " + info.size() + " bytes, more than the"
                     + " download limit of " + maxDownload);
         }
+        String name = info.path().contains("/") ? info.path().substring(info.path().lastIndexOf('/') + 1)
+                : info.path();
+        if (policy.equals("ignore")) {
+            // nothing to check afterwards: straight to the client (a failure mid-stream cuts the response)
+            downloadHeaders(res, name, -1);
+            s.files().readTo(path, new Bounded(res.getOutputStream(), maxDownload));
+            return;
+        }
         Path spool = Files.createTempFile("sandbox4j-aio-download", ".bin");
         try {
             try (OutputStream out = Files.newOutputStream(spool)) {
-                if (policy.equals("abort")) {
-                    s.files().readToUnchanged(path, new Bounded(out, maxDownload));
-                } else {
-                    s.files().readTo(path, new Bounded(out, maxDownload));
-                }
+                s.files().readToUnchanged(path, new Bounded(out, maxDownload));
             }
-            String name = info.path().contains("/") ? info.path().substring(info.path().lastIndexOf('/') + 1)
-                    : info.path();
-            res.setStatus(200);
-            res.setContentType("application/octet-stream");
-            res.setContentLengthLong(Files.size(spool));
-            res.setHeader("Content-Disposition", "attachment; filename=\"" + name.replaceAll("[^A-Za-z0-9._-]", "_")
-                    + "\"; filename*=UTF-8''" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20"));
+            downloadHeaders(res, name, Files.size(spool));
             Files.copy(spool, res.getOutputStream());
         } finally {
             Files.deleteIfExists(spool);
         }
+    }
+
+    private static void downloadHeaders(HttpServletResponse res, String name, long length) {
+        res.setStatus(200);
+        res.setContentType("application/octet-stream");
+        if (length >= 0) {
+            res.setContentLengthLong(length);
+        }
+        res.setHeader("Content-Disposition", "attachment; filename=\"" + name.replaceAll("[^A-Za-z0-9._-]", "_")
+                + "\"; filename*=UTF-8''" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20"));
     }
 
     static int status(ErrorKind kind) {
