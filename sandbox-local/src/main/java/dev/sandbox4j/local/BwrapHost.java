@@ -163,7 +163,8 @@ final class BwrapHost implements SandboxHost {
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
             Phases.mark("open: cgroups made");
-            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced);
+            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced,
+                    options.seccompProgram(spec.syscallSets()));
             h.opened = opened;
             cg = null; // from here on the host's close removes them
             dirs = null;
@@ -187,7 +188,7 @@ final class BwrapHost implements SandboxHost {
     /** Decides the limits in force, starts the jail's launcher and makes the host (not yet the sandbox). */
     private static BwrapHost start(String id, Host host, CgroupSetting setting, Limits can, Cgroups cg,
                                    SandboxSpec spec, JailDirs dirs, Path agentDir, int uid, int gid,
-                                   LocalWorkspace sourced) throws IOException {
+                                   LocalWorkspace sourced, byte[] seccomp) throws IOException {
         ResourceLimits granted = dirs.granted();
         long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
         boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
@@ -205,7 +206,7 @@ final class BwrapHost implements SandboxHost {
         JailCommandLine.Jail jail = new JailCommandLine.Jail(host.root, uid, gid, maxFile, inForce.tmpBytes(),
                 nproc ? granted.maxProcesses() : 0, dataLimit, dirs.quotaInJail());
         Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), sourced.bound(), agentDir,
-                sourced.binds()), Seccomp.program(spec.syscallSets()));
+                sourced.binds()), seccomp);
         SandboxInfo info = JailInfo.of(id, host, setting, cg, spec, jail, dirs, inForce, sourced);
         BwrapHost h = new BwrapHost(id, cg, dirs, jail, launcher, info,
                 dirs.quotaInJail() ? agentDir.resolve(AgentBinary.AGENT) : null, sourced);
