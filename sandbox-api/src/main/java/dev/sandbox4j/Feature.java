@@ -56,4 +56,10 @@ public enum Feature {
     READ_ONLY_MOUNTS,
     /** {@link Mount#scratch}: empty read-write directories at chosen paths, gone with the sandbox. */
     SCRATCH_MOUNTS,
+    /**
+     * {@link WorkspaceSource#volume}: a named workspace made on first use, kept after close (and across restarts of
+     * the JVM), shared by sandboxes opened on it at once, removed only by
+     * {@link dev.sandbox4j.spi.SandboxProvider#removeVolume}.
+     */
+    WORKSPACE_VOLUME,
 }

@@ -259,6 +259,7 @@ final class ContainerHost implements SandboxHost {
         }
         mounts.addAll(sources.mounts);
         hc.withMounts(mounts);
+        sources.makeVolume(c);
         if (traits.podman() && !sources.bindsWorkspace()) {
             // Podman's compat API creates a mount's volume without the mount's VolumeOptions (no labels, no driver
             // options: the workspace would be a plain directory on the engine's disk, measured on 4.3.1), so both

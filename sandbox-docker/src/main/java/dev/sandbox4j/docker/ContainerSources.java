@@ -33,6 +33,10 @@ import java.util.Set;
  * engine is not on this machine. Scratch mounts are tmpfs mounts, charged to the container's memory.
  */
 final class ContainerSources {
+    /** Named volumes' engine names: this prefix and the name; labelled so, never with the janitor's label. */
+    static final String VOLUME_PREFIX = "sandbox4j-vol-";
+    static final String LABEL_VOLUME = "dev.sandbox4j.volume";
+
     /** Margin of the ctime fence: as the local backend's (the kernel's coarse clock can stamp a tick late). */
     static final java.time.Duration FENCE_MARGIN = java.time.Duration.ofMillis(50);
 
@@ -71,6 +75,12 @@ final class ContainerSources {
                     + "engine at " + remote + " is not on this machine; use WorkspaceSource.copyOf (uploaded "
                     + "through the engine's API) instead of " + (bind ? source : "a read-only mount"));
         }
+        boolean volume = source.kind() == WorkspaceSource.Kind.VOLUME;
+        if (volume && spec.limits().hasWorkspaceQuota()) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + " is a volume kept "
+                    + "across sandboxes, which the workspace quota (a tmpfs volume per sandbox) cannot bound; ask for "
+                    + "no quota (ResourceLimits.withoutWorkspaceQuota)");
+        }
         if (bind && spec.limits().hasWorkspaceQuota()) {
             throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + " is the host "
                     + "directory itself, which a workspace quota (a tmpfs volume) cannot bound; ask for no quota "
@@ -78,7 +88,7 @@ final class ContainerSources {
         }
         Path real = null;
         Object key = null;
-        if (source.kind() != WorkspaceSource.Kind.EMPTY) {
+        if (source.hostDir().isPresent()) {
             real = HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false);
             key = fileKey(real);
         }
@@ -88,6 +98,10 @@ final class ContainerSources {
         if (bind) {
             mounts.add(new com.github.dockerjava.api.model.Mount().withType(MountType.BIND)
                     .withSource(real.toString()).withTarget(WorkspaceScripts.WORKSPACE));
+        } else if (volume) {
+            mounts.add(new com.github.dockerjava.api.model.Mount().withType(MountType.VOLUME)
+                    .withSource(VOLUME_PREFIX + source.volumeName().orElseThrow())
+                    .withTarget(WorkspaceScripts.WORKSPACE));
         }
         long scratchBytes = spec.limits().tmpBytes() > 0 ? spec.limits().tmpBytes() : 256 * ResourceLimits.MIB;
         for (Mount m : spec.mounts()) {
@@ -115,9 +129,45 @@ final class ContainerSources {
         return h == null || h.isBlank() || h.startsWith("unix://") || h.startsWith("npipe://") ? null : h;
     }
 
-    /** Whether the workspace volume is replaced by the host directory. */
+    /** Whether the sandbox's own workspace volume is replaced (by the host directory or a named volume). */
     boolean bindsWorkspace() {
-        return source.kind() == WorkspaceSource.Kind.BIND;
+        return source.kind() == WorkspaceSource.Kind.BIND || source.kind() == WorkspaceSource.Kind.VOLUME;
+    }
+
+    /**
+     * Makes a named volume on first use, labelled as sandbox4j's and never with the janitor's label (the janitor
+     * removes what dead sandboxes left; a volume outlives them on purpose). Empty, it takes the image's
+     * {@code /workspace} (its owner, the sandbox user) when the container first mounts it.
+     */
+    void makeVolume(com.github.dockerjava.api.DockerClient control) {
+        if (source.kind() != WorkspaceSource.Kind.VOLUME) {
+            return;
+        }
+        String name = source.volumeName().orElseThrow();
+        try {
+            control.inspectVolumeCmd(VOLUME_PREFIX + name).exec();
+            sourceDetail = "volume " + name + " (kept: engine volume " + VOLUME_PREFIX + name + ")";
+        } catch (com.github.dockerjava.api.exception.NotFoundException e) {
+            control.createVolumeCmd().withName(VOLUME_PREFIX + name).withLabels(java.util.Map.of(LABEL_VOLUME, name))
+                    .exec();
+            sourceDetail = "volume " + name + " (made now: engine volume " + VOLUME_PREFIX + name + ")";
+        }
+    }
+
+    /** Removes a named volume the engine keeps for sandbox4j. */
+    static void removeVolume(com.github.dockerjava.api.DockerClient control, String name) {
+        WorkspaceSource.volume(name); // the same name rules
+        String what = "removing the volume " + name;
+        try {
+            var v = control.inspectVolumeCmd(VOLUME_PREFIX + name).exec();
+            if (v.getLabels() == null || !name.equals(v.getLabels().get(LABEL_VOLUME))) {
+                throw DockerErrors.error(ErrorKind.NOT_FOUND, what + ": the engine volume " + VOLUME_PREFIX + name
+                        + " is not one sandbox4j made; left alone");
+            }
+            control.removeVolumeCmd(VOLUME_PREFIX + name).exec();
+        } catch (RuntimeException e) {
+            throw DockerErrors.volume(what, name, e);
+        }
     }
 
     /**
@@ -126,6 +176,9 @@ final class ContainerSources {
      */
     void seed(com.github.dockerjava.api.DockerClient control, String containerId, int uid, int gid,
               ResourceLimits limits, java.util.function.Function<List<String>, dev.sandbox4j.core.AgentRunner.Ran> run) {
+        if (source.kind() == WorkspaceSource.Kind.VOLUME) {
+            return;
+        }
         if (source.kind() == WorkspaceSource.Kind.BIND) {
             sourceDetail = "bind " + real + " (read-write: the sandbox writes the host's files, as uid " + uid + ")";
             return;

@@ -26,7 +26,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.ISOLATION, Feature.NETWORK_ISOLATION,
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
             Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
-            Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS));
+            Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS));
 
     private final DockerOptions options;
 
@@ -71,5 +71,13 @@ public final class DockerSandboxProvider implements SandboxProvider {
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
         return ContainerHost.open(options, spec);
+    }
+
+    /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */
+    @Override
+    public void removeVolume(String name) {
+        try (Engine engine = Engine.connect(options, options.requestTimeout())) {
+            ContainerSources.removeVolume(engine.control, name);
+        }
     }
 }

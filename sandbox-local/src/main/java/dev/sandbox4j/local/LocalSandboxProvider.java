@@ -43,7 +43,8 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.ISOLATION,
                 Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)
-                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS,
+                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
+                Feature.READ_ONLY_MOUNTS,
                 Feature.SCRATCH_MOUNTS);
         Host host = Host.get(options);
         if (host.problem != null) {
@@ -78,5 +79,11 @@ public final class LocalSandboxProvider implements SandboxProvider {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
         return BwrapHost.open(host, options, spec);
+    }
+
+    /** Removes a named volume from {@link LocalOptions#volumesDir()}; refused while a sandbox is open on it. */
+    @Override
+    public void removeVolume(String name) {
+        VolumeStore.remove(options, name);
     }
 }
