@@ -62,4 +62,9 @@ public enum Feature {
      * {@link dev.sandbox4j.spi.SandboxProvider#removeVolume}.
      */
     WORKSPACE_VOLUME,
+    /**
+     * {@link WorkspaceSource#git}: the workspace starts as a clone of a git repository, made by git inside the
+     * sandbox (a URL through the network policy, a host path through a read-only mount); no git runs on the host.
+     */
+    WORKSPACE_GIT,
 }

@@ -88,7 +88,7 @@ final class ContainerSources {
         }
         Path real = null;
         Object key = null;
-        if (source.hostDir().isPresent()) {
+        if (source.hostDir().isPresent() && source.kind() != WorkspaceSource.Kind.GIT) {
             real = HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false);
             key = fileKey(real);
         }

@@ -44,6 +44,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
+                Feature.WORKSPACE_GIT,
                 Feature.READ_ONLY_MOUNTS,
                 Feature.SCRATCH_MOUNTS);
         Host host = Host.get(options);
@@ -78,7 +79,8 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (host.problem != null) {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
-        return BwrapHost.open(host, options, spec);
+        // a git source from a host path is cloned in the jail from a read-only mount of it
+        return BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(spec));
     }
 
     /** Removes a named volume from {@link LocalOptions#volumesDir()}; refused while a sandbox is open on it. */

@@ -89,7 +89,9 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         List<JailCommandLine.Bind> binds = new ArrayList<>();
         Set<String> mountPoints = new LinkedHashSet<>();
         boolean mountInWorkspace = mounts(spec, dirs, uid, gid, binds, mountPoints);
-        if (dirs.quotaInJail() && (source.kind() != WorkspaceSource.Kind.EMPTY || mountInWorkspace)) {
+        // a git source is cloned once the jail runs, into whatever holds /workspace then: the quota's tmpfs too
+        boolean before = source.kind() != WorkspaceSource.Kind.EMPTY && source.kind() != WorkspaceSource.Kind.GIT;
+        if (dirs.quotaInJail() && (before || mountInWorkspace)) {
             throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + (mountInWorkspace
                     ? " and mounts under /workspace" : "") + " cannot be combined with a workspace quota when the "
                     + "JVM is not root (the quota's tmpfs is mounted over /workspace inside the running jail, after "
@@ -102,6 +104,9 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         switch (source.kind()) {
             case EMPTY:
                 return new LocalWorkspace(dirs.bound(), mountInWorkspace, "empty", null, null, binds, mountsDetail, null);
+            case GIT:
+                return new LocalWorkspace(dirs.bound(), mountInWorkspace, source + " (to be cloned in the jail)", null,
+                        null, binds, mountsDetail, null);
             case VOLUME: {
                 if (dirs.granted().hasWorkspaceQuota()) {
                     throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + " is a "
