@@ -56,4 +56,9 @@ public enum Feature {
     READ_ONLY_MOUNTS,
     /** {@link Mount#scratch}: empty read-write directories at chosen paths, gone with the sandbox. */
     SCRATCH_MOUNTS,
+    /**
+     * {@link Sandbox#pause()} and {@link Sandbox#resume()}: every process stopped where it stands, memory kept (a
+     * cgroup freezer, a container engine's pause).
+     */
+    PAUSE,
 }

@@ -25,7 +25,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
             Feature.ISOLATION, Feature.NETWORK_ISOLATION,
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
-            Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA));
+            Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.PAUSE));
 
     private final DockerOptions options;
 
