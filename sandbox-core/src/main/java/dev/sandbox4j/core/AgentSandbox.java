@@ -232,7 +232,7 @@ public final class AgentSandbox implements Sandbox {
     @Override
     public void pause() {
         synchronized (pauseLock) {
-            checkOpen();
+            checkPausable();
             if (paused) {
                 return;
             }
@@ -249,12 +249,21 @@ public final class AgentSandbox implements Sandbox {
     @Override
     public void resume() {
         synchronized (pauseLock) {
-            checkOpen();
+            checkPausable();
             if (!paused) {
                 return;
             }
             host.freeze(false);
             paused = false;
+        }
+    }
+
+    /** Open, and its info declares {@link dev.sandbox4j.Feature#PAUSE} (the host's freezer is there). */
+    private void checkPausable() {
+        checkOpen();
+        if (!info.supports(dev.sandbox4j.Feature.PAUSE)) {
+            throw host.error(ErrorKind.UNSUPPORTED, "sandbox " + host.id() + " cannot be paused: its backend has no "
+                    + "freezer for it (the local backend needs cgroups: root, or a delegated cgroup v2 subtree)", null);
         }
     }
 
