@@ -33,10 +33,12 @@ public record PoolOptions(int min, int max, int refillThreads, Duration idleExpi
         }
     }
 
+    /** These options with {@code min} warm; {@code max} is raised to {@code min} if below it. */
     public PoolOptions withMin(int min) {
         return new PoolOptions(min, Math.max(max, min), refillThreads, idleExpiry, acquireTimeout);
     }
 
+    /** These options with {@code max} alive; {@code min} is lowered to {@code max} if above it. */
     public PoolOptions withMax(int max) {
         return new PoolOptions(Math.min(min, max), max, refillThreads, idleExpiry, acquireTimeout);
     }
