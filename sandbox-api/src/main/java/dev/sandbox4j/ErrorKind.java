@@ -56,6 +56,11 @@ public enum ErrorKind {
     TIMEOUT(true),
     /** The sandbox, or the handle, has been closed. */
     CLOSED(false),
+    /**
+     * The sandbox is paused ({@link Sandbox#pause()}): its processes are stopped, so it takes no command and no file
+     * call until {@link Sandbox#resume()}.
+     */
+    PAUSED(false),
     /** The backend cannot be reached or cannot run here (missing binary, daemon down, kernel lacks a feature). */
     BACKEND_UNAVAILABLE(true),
     /** The caller's thread was interrupted while it waited; the command it waited for has been killed. */

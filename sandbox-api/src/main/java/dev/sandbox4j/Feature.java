@@ -67,4 +67,9 @@ public enum Feature {
      * sandbox (a URL through the network policy, a host path through a read-only mount); no git runs on the host.
      */
     WORKSPACE_GIT,
+    /**
+     * {@link Sandbox#pause()} and {@link Sandbox#resume()}: every process stopped where it stands, memory kept (a
+     * cgroup freezer, a container engine's pause).
+     */
+    PAUSE,
 }

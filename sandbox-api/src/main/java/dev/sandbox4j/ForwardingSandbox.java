@@ -45,6 +45,16 @@ public abstract class ForwardingSandbox implements Sandbox {
     }
 
     @Override
+    public void pause() {
+        delegate().pause();
+    }
+
+    @Override
+    public void resume() {
+        delegate().resume();
+    }
+
+    @Override
     public SandboxInfo info() {
         return delegate().info();
     }

@@ -29,6 +29,32 @@ public interface Sandbox extends AutoCloseable {
                 + ") offers no workspace change set");
     }
 
+    /**
+     * Stops every process of the sandbox where it stands, memory kept, until {@link #resume()}: a sandbox between an
+     * agent's turns costs no CPU. While paused, calls on the sandbox and its components fail with
+     * {@link ErrorKind#PAUSED} except {@link #id()}, {@link #info()}, {@link #isOpen()}, {@link #resume()} and
+     * {@link #close()} (which closes it as usual). Clocks keep running: the {@link SandboxSpec#lifetime() lifetime}
+     * (a sandbox whose lifetime ends while paused is closed) and the timeouts of commands already running (one whose
+     * timeout passes is killed on resume). Idempotent.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} without {@link Feature#PAUSE} (or, on a backend that has
+     *                          it, where this sandbox has no freezer: the message says why), {@link ErrorKind#CLOSED}
+     */
+    default void pause() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") cannot be paused");
+    }
+
+    /**
+     * Lets a {@link #pause() paused} sandbox's processes run on; nothing if it is not paused.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} without {@link Feature#PAUSE}, {@link ErrorKind#CLOSED}
+     */
+    default void resume() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") cannot be paused or resumed");
+    }
+
     /** The backend, its features and the limits really in force. */
     SandboxInfo info();
 

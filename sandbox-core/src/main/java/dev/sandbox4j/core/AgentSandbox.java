@@ -51,7 +51,7 @@ public final class AgentSandbox implements Sandbox {
     private final SandboxHost.Context context = new SandboxHost.Context() {
         @Override
         public void checkOpen() {
-            AgentSandbox.this.checkOpen();
+            checkUsable();
         }
 
         @Override
@@ -69,6 +69,9 @@ public final class AgentSandbox implements Sandbox {
     /** Why the sandbox closed itself (its isolation or agent died), or null. */
     private volatile String deathDetail;
     private final java.util.concurrent.atomic.AtomicBoolean dying = new java.util.concurrent.atomic.AtomicBoolean();
+    /** Held while freezing or thawing, and by close while it thaws a paused sandbox. */
+    private final Object pauseLock = new Object();
+    private volatile boolean paused;
 
     private AgentSandbox(SandboxHost host, SandboxSpec spec) {
         this.host = host;
@@ -222,6 +225,67 @@ public final class AgentSandbox implements Sandbox {
         }
     }
 
+    /** {@link #checkOpen()}, and not paused: what every call that needs the sandbox's processes checks. */
+    private void checkUsable() {
+        checkOpen();
+        if (paused) {
+            throw host.error(ErrorKind.PAUSED, "sandbox " + host.id() + " is paused; resume() it first", null);
+        }
+    }
+
+    /** Freezes the isolation through the host; calls are refused from the moment it begins (one mechanism here). */
+    @Override
+    public void pause() {
+        synchronized (pauseLock) {
+            checkPausable();
+            if (paused) {
+                return;
+            }
+            paused = true;
+            try {
+                host.freeze(true);
+            } catch (RuntimeException | Error e) {
+                paused = false;
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void resume() {
+        synchronized (pauseLock) {
+            checkPausable();
+            if (!paused) {
+                return;
+            }
+            host.freeze(false);
+            paused = false;
+        }
+    }
+
+    /** Open, and its info declares {@link dev.sandbox4j.Feature#PAUSE} (the host's freezer is there). */
+    private void checkPausable() {
+        checkOpen();
+        if (!info.supports(dev.sandbox4j.Feature.PAUSE)) {
+            throw host.error(ErrorKind.UNSUPPORTED, "sandbox " + host.id() + " cannot be paused: its backend has no "
+                    + "freezer for it (the local backend needs cgroups: root, or a delegated cgroup v2 subtree)", null);
+        }
+    }
+
+    /** Close thaws first: a frozen process cannot die, and a frozen agent would not see its channel end. */
+    private void thawForClose() {
+        synchronized (pauseLock) {
+            if (paused) {
+                try {
+                    host.freeze(false);
+                } catch (RuntimeException e) {
+                    // the host's removal kills what is left its own way (freezer groups are killed thawed)
+                }
+                paused = false;
+            }
+        }
+    }
+
     /** The host under this sandbox (tests reach their backend's internals through it). */
     public SandboxHost host() {
         return host;
@@ -234,27 +298,27 @@ public final class AgentSandbox implements Sandbox {
 
     @Override
     public Shell shell() {
-        checkOpen();
+        checkUsable();
         return shell;
     }
 
     @Override
     public CodeRunner code() {
-        checkOpen();
+        checkUsable();
         return shell;
     }
 
     @Override
     public FileSystem files() {
-        checkOpen();
+        checkUsable();
         return files;
     }
 
     @Override
     public dev.sandbox4j.Workspace workspace() {
-        checkOpen();
+        checkUsable();
         dev.sandbox4j.Workspace w = host.changeSet(context);
-        return w != null ? w : new NoChangeSet(spec.workspace(), this::checkOpen);
+        return w != null ? w : new NoChangeSet(spec.workspace(), this::checkUsable);
     }
 
     @Override
@@ -298,6 +362,7 @@ public final class AgentSandbox implements Sandbox {
         if (t != null) {
             t.cancel(false);
         }
+        thawForClose();
         AgentShell s = shell;
         if (s != null) {
             s.markAll("sandbox closed");
@@ -327,7 +392,7 @@ public final class AgentSandbox implements Sandbox {
 
         @Override
         public void checkOpen() {
-            AgentSandbox.this.checkOpen();
+            checkUsable();
         }
 
         @Override

@@ -151,6 +151,16 @@ public interface SandboxHost {
     /** The backend's error translation point, for what {@link AgentSandbox} must report. */
     SandboxException error(ErrorKind kind, String message, Throwable cause);
 
+    /**
+     * Freezes ({@code true}) or thaws every process of the isolation, the agent included, memory kept; returns once
+     * the kernel or engine says it is done. The only part of pause and resume a backend supplies ({@link AgentSandbox}
+     * does the rest). Default: {@link ErrorKind#UNSUPPORTED}; a backend that can freeze only some sandboxes (those
+     * with a cgroup) refuses the others the same way, saying why.
+     */
+    default void freeze(boolean frozen) {
+        throw error(ErrorKind.UNSUPPORTED, "this backend cannot pause a sandbox", null);
+    }
+
     /** Before the agent's channel closes (a host whose pipe can block a sender releases it here). */
     default void beforeChannelClose() {
     }

@@ -233,6 +233,20 @@ final class ContainerHost implements SandboxHost {
         return DockerErrors.error(kind, message, cause);
     }
 
+    /** The engine's pause and unpause (the container's cgroup freezer, as {@code docker pause}). */
+    @Override
+    public void freeze(boolean frozen) {
+        try {
+            if (frozen) {
+                engine.control.pauseContainerCmd(containerId).exec();
+            } else {
+                engine.control.unpauseContainerCmd(containerId).exec();
+            }
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate((frozen ? "pausing" : "resuming") + " Docker sandbox " + id, e);
+        }
+    }
+
     @Override
     public void beforeChannelClose() {
         // a sender blocked on the pipe (a streamed write) fails now instead of holding the channel's lock

@@ -355,6 +355,16 @@ final class BwrapHost implements SandboxHost {
         return sourced.changes();
     }
 
+    /** The jail's cgroup freezer (v1 freezer.state, v2 cgroup.freeze); refused where the sandbox has no cgroup. */
+    @Override
+    public void freeze(boolean frozen) {
+        String why = cgroups.freeze(frozen);
+        if (why != null) {
+            throw LocalErrors.error(frozen && cgroups.freezeFile() == null ? ErrorKind.UNSUPPORTED
+                    : ErrorKind.IO_ERROR, "cannot " + (frozen ? "pause" : "resume") + " sandbox " + id + ": " + why);
+        }
+    }
+
     @Override
     public ProcessControl processControl() {
         return new JailControl(cgroups);

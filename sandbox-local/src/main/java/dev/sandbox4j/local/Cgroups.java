@@ -96,6 +96,48 @@ abstract class Cgroups {
         };
     }
 
+    /**
+     * The file that freezes the whole jail (v1 {@code freezer.state}, v2 {@code cgroup.freeze}), or null where the
+     * sandbox has no freezer over all of it.
+     */
+    Path freezeFile() {
+        return null;
+    }
+
+    /** Whether the kernel reports the whole jail frozen ({@code true}) or thawed, as asked. */
+    boolean isFrozen(boolean frozen) {
+        return false;
+    }
+
+    /**
+     * Freezes or thaws every process of the jail (the agent too) and waits, at most 5 s, until the kernel says so;
+     * a freeze that does not complete (a task stuck in the kernel) is undone.
+     *
+     * @return null when done, else why not
+     */
+    final String freeze(boolean frozen) {
+        Path file = freezeFile();
+        if (file == null) {
+            return "this sandbox has no cgroup freezer (" + this + "): pausing needs cgroups, as root or with a "
+                    + "delegated cgroup v2 subtree";
+        }
+        String value = file.getFileName().toString().equals("cgroup.freeze") ? (frozen ? "1" : "0")
+                : (frozen ? "FROZEN" : "THAWED");
+        if (!write(file, value)) {
+            return "could not write " + file.getFileName();
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        for (long wait = 100_000; !isFrozen(frozen); wait = pause(wait, 20_000_000)) {
+            if (System.nanoTime() > deadline) {
+                if (frozen) {
+                    freeze(false);
+                }
+                return "the kernel did not report the jail " + (frozen ? "frozen" : "thawed") + " within 5 s";
+            }
+        }
+        return null;
+    }
+
     /** What the launcher runs under before its shell (a transient systemd scope), or nothing. */
     List<String> launchPrefix() {
         return List.of();

@@ -91,6 +91,16 @@ final class CgroupsV1 extends Cgroups {
     }
 
     @Override
+    Path freezeFile() {
+        return freezer ? dir("freezer", id).resolve("freezer.state") : null;
+    }
+
+    @Override
+    boolean isFrozen(boolean frozen) {
+        return read(dir("freezer", id).resolve("freezer.state")).trim().equals(frozen ? "FROZEN" : "THAWED");
+    }
+
+    @Override
     List<Long> sandboxPids() {
         return freezer ? procs(dir("freezer", id)) : List.of();
     }

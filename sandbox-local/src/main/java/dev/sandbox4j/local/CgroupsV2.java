@@ -184,6 +184,17 @@ final class CgroupsV2 extends Cgroups {
     }
 
     @Override
+    Path freezeFile() {
+        Path g = group;
+        return g != null && Files.exists(g.resolve("cgroup.freeze")) ? g.resolve("cgroup.freeze") : null;
+    }
+
+    @Override
+    boolean isFrozen(boolean frozen) {
+        return keyed(group.resolve("cgroup.events"), "frozen") == (frozen ? 1 : 0);
+    }
+
+    @Override
     List<Long> sandboxPids() {
         return agent == null ? List.of() : procs(agent);
     }

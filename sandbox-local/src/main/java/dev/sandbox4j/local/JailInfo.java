@@ -38,6 +38,9 @@ final class JailInfo {
         if (inForce.hasWorkspaceQuota()) {
             features.add(Feature.WORKSPACE_QUOTA);
         }
+        if (cg.freezeFile() != null) {
+            features.add(Feature.PAUSE);
+        }
         Map<String, String> details = new LinkedHashMap<>();
         details.put("bwrap", host.bwrap);
         details.put("uid", Integer.toString(jail.uid()));

@@ -64,6 +64,10 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (WorkspaceQuota.unavailableReason(host) == null) {
             f.add(Feature.WORKSPACE_QUOTA);
         }
+        CgroupSetting cg = CgroupSetting.get(options);
+        if (cg.kind == CgroupSetting.Kind.V2 || (cg.kind == CgroupSetting.Kind.V1 && CgroupsV1.usable("freezer"))) {
+            f.add(Feature.PAUSE); // sandboxes whose groups could not be made refuse pause(), saying why
+        }
         return f;
     }
 

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code default} and {@code agentbay}: calls may name a sandbox ({@code sandbox_id}, from
  *       {@code create_sandbox}); agentbay's {@code shell} requires it, as its document's system shell does;
- *   <li>{@code execute-code}: every call runs in a fresh sandbox, taken from a warm spare and closed afterwards,
+ *   <li>{@code execute-code}: every call runs in a fresh sandbox, taken from a warm pool (one opened ahead) and closed
+ *       afterwards,
  *       unless state is kept (then every call goes to the client's one sandbox);
  *   <li>{@code filesystem}: the text is the tool's text and {@code structuredContent} is {@code {content}}; a failure
  *       is its message with {@code isError} and no structured content, as the reference server answers.
@@ -52,7 +53,14 @@ final class McpTools implements AutoCloseable {
     private final ToolConfig config;
     private final Function<McpSyncServerExchange, SandboxPool> pools;
     private final Gate gate;
-    private final WarmSpare spare;
+    /** execute-code's fresh sandbox per call: one opened ahead while the call runs (sandbox-core's warm pool). */
+    /**
+     * One warm, refilled by one thread; max only bounds runaway growth (calls in flight are bounded by the
+     * transport); a failed open fails the call that waited for it, the next call tries again.
+     */
+    private static final dev.sandbox4j.pool.PoolOptions SPARE = new dev.sandbox4j.pool.PoolOptions(1, 1024, 1,
+            java.time.Duration.ofMinutes(10), java.time.Duration.ofMinutes(2));
+    private final dev.sandbox4j.pool.SandboxPool spare;
 
     /**
      * @param opener    opens a fresh sandbox (execute-code's per-call sandboxes)
@@ -64,7 +72,8 @@ final class McpTools implements AutoCloseable {
         this.config = config;
         this.pools = pools;
         this.gate = gate;
-        this.spare = config.profile() == ToolProfile.EXECUTE_CODE && !keepState ? new WarmSpare(opener) : null;
+        this.spare = config.profile() == ToolProfile.EXECUTE_CODE && !keepState
+                ? dev.sandbox4j.pool.SandboxPool.of(opener, SPARE) : null;
     }
 
     /** Whether calls may name a sandbox and the profile has create_sandbox and kill_sandbox. */
@@ -159,7 +168,7 @@ final class McpTools implements AutoCloseable {
             Sandbox sandbox;
             if (spare != null) {
                 try {
-                    sandbox = fresh = spare.take();
+                    sandbox = fresh = spare.acquire();
                 } catch (RuntimeException e) {
                     return toMcp(tool, setupFailed(e));
                 }
@@ -179,7 +188,11 @@ final class McpTools implements AutoCloseable {
                     + e.getClass().getSimpleName() + ")"));
         } finally {
             if (fresh != null) {
-                WarmSpare.closeQuietly(fresh);
+                try {
+                    fresh.close();
+                } catch (RuntimeException e) {
+                    LOG.warn("closing sandbox {} failed: {}", fresh.id(), e.toString());
+                }
             }
         }
     }

@@ -156,6 +156,9 @@ public final class SandboxMcpServer implements AutoCloseable {
         boolean readOnly;
         List<String> disabled = new ArrayList<>();
         int maxSandboxes = 4;
+        /** Sandboxes kept warm for create_sandbox and the default sandboxes (--warm N), 0: none. */
+        int warm;
+        private dev.sandbox4j.pool.SandboxPool warmPool;
         Duration idle = Duration.ofMinutes(30);
         Duration maxTimeout;
         Duration heartbeat;
@@ -187,6 +190,7 @@ public final class SandboxMcpServer implements AutoCloseable {
                     case "--host" -> o.host = value(args, ++i, a);
                     case "--token-file" -> o.tokenFile = value(args, ++i, a);
                     case "--keep-state" -> o.keepState = true;
+                    case "--warm" -> o.warm = Integer.parseInt(value(args, ++i, a));
                     case "--dotless-names" -> o.dotless = true;
                     case "--aio-root" -> o.aioRoot = value(args, ++i, a);
                     case "--max-clients" -> o.maxClients = Integer.parseInt(value(args, ++i, a));
@@ -217,17 +221,33 @@ public final class SandboxMcpServer implements AutoCloseable {
             return b.build();
         }
 
-        Supplier<Sandbox> opener() {
+        /** Opens one sandbox of the backend; with {@code --warm N}, takes it from a warm pool of N (opened at once). */
+        synchronized Supplier<Sandbox> opener() {
             String name = backend;
-            return () -> name == null ? Sandboxes.open(SandboxSpec.defaults())
+            Supplier<Sandbox> open = () -> name == null ? Sandboxes.open(SandboxSpec.defaults())
                     : Sandboxes.open(name, SandboxSpec.defaults());
+            if (warm <= 0) {
+                return open;
+            }
+            if (warmPool == null) {
+                warmPool = dev.sandbox4j.pool.SandboxPool.of(open, dev.sandbox4j.pool.PoolOptions.DEFAULTS
+                        .withMax(Math.max(warm, 1024)).withMin(warm));
+            }
+            return warmPool::acquire;
+        }
+
+        /** Closes the warm pool, if any, and every sandbox it opened. */
+        synchronized void closeWarm() {
+            if (warmPool != null) {
+                warmPool.close();
+            }
         }
     }
 
     static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory]"
             + " [--tools default|agentbay|coding|execute-code|spacebot|aio] [--read-only]"
             + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
-            + " [--heartbeat-seconds N] [--keep-state] [--dotless-names] [--aio-root PATH]"
+            + " [--heartbeat-seconds N] [--keep-state] [--warm N] [--dotless-names] [--aio-root PATH]"
             + " [--http PORT [--host ADDRESS] [--token-file FILE] [--max-clients N] [--max-calls N]]"
             + " (over HTTP the bearer token comes from --token-file or SANDBOX4J_MCP_TOKEN; required unless the"
             + " host is a loopback address)";
@@ -251,6 +271,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            o.closeWarm();
             stopped.countDown();
         }, "sandbox-mcp-shutdown"));
         server.start();
@@ -305,12 +326,16 @@ public final class SandboxMcpServer implements AutoCloseable {
         OutputStream out = System.out;
         System.setOut(System.err); // nothing else may write to the protocol channel
         SandboxMcpServer server = new SandboxMcpServer(o.opener(), config, o.maxSandboxes, o.idle, o.keepState);
-        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "sandbox-mcp-shutdown"));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            o.closeWarm();
+        }, "sandbox-mcp-shutdown"));
         server.serve(in, out);
         LOG.info("sandbox4j MCP server ready (backend {}, tools {}, read-only {})",
                 o.backend == null ? "default" : o.backend, config.profile().code(), o.readOnly);
         eof.await();
         server.close();
+        o.closeWarm();
         System.exit(0);
     }
 }

@@ -48,6 +48,9 @@ public class SandboxAutoConfiguration {
         if (m != null) {
             m.bind(factory);
         }
+        if (properties.getPool().isEnabled()) {
+            factory.startPool(properties.getPool().toOptions());
+        }
         return factory;
     }
 

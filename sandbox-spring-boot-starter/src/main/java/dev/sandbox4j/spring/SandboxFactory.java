@@ -21,6 +21,8 @@ import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
 import dev.sandbox4j.Shell;
+import dev.sandbox4j.pool.PoolOptions;
+import dev.sandbox4j.pool.SandboxPool;
 import dev.sandbox4j.spi.SandboxProvider;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,6 +64,8 @@ public final class SandboxFactory {
     private final Map<String, SandboxProvider> configured;
     private final List<SandboxProviderDecorator> decorators;
     private final Set<Sandbox> opened = ConcurrentHashMap.newKeySet();
+    /** The warm pool {@link #open()} takes from ({@code sandbox4j.pool.enabled}), or null. */
+    private volatile SandboxPool pool;
 
     SandboxFactory(String backend, SandboxSpec spec, CommandObserver observer) {
         this(backend, spec, observer, List.of());
@@ -139,14 +143,46 @@ public final class SandboxFactory {
         }
     }
 
-    /** Opens a sandbox with the configured spec. */
+    /**
+     * Opens a sandbox with the configured spec; with a pool ({@code sandbox4j.pool.enabled}), takes one opened ahead
+     * and never used (closing it closes it; the pool opens another).
+     */
     public Sandbox open() {
-        return open(spec);
+        SandboxPool p = pool;
+        return observed(p != null ? p.acquire() : openRaw(spec));
     }
 
-    /** Opens a sandbox with this spec on the configured backend. */
+    /** Opens a sandbox with this spec on the configured backend (never from the pool: it is of one spec). */
     public Sandbox open(SandboxSpec spec) {
-        Sandbox sandbox = backend.equals(AUTO) ? openAuto(spec) : open(provider(backend), spec);
+        return observed(openRaw(spec));
+    }
+
+    /** Starts the warm pool {@link #open()} takes from; called once, by the auto-configuration. */
+    synchronized void startPool(PoolOptions options) {
+        if (pool == null) {
+            pool = SandboxPool.of(() -> openRaw(spec), options);
+        }
+    }
+
+    /** The warm pool's counts, when there is one. */
+    public Optional<SandboxPool.Stats> poolStats() {
+        SandboxPool p = pool;
+        return p == null ? Optional.empty() : Optional.of(p.stats());
+    }
+
+    /** Closes the warm pool and every sandbox it opened (the context's shutdown); sandboxes opened directly stay. */
+    public void close() {
+        SandboxPool p = pool;
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    private Sandbox openRaw(SandboxSpec spec) {
+        return backend.equals(AUTO) ? openAuto(spec) : open(provider(backend), spec);
+    }
+
+    private Sandbox observed(Sandbox sandbox) {
         String name;
         try {
             name = sandbox.info().backend();

@@ -3,6 +3,7 @@ package dev.sandbox4j.spring;
 import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.pool.PoolOptions;
 import dev.sandbox4j.tools.ToolConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -69,6 +70,8 @@ public class SandboxProperties {
     private final Tools tools = new Tools();
 
     private final Session session = new Session();
+
+    private final Pool pool = new Pool();
 
     private final Local local = new Local();
 
@@ -276,6 +279,78 @@ public class SandboxProperties {
 
         public void setFallback(Fallback fallback) {
             this.fallback = fallback;
+        }
+    }
+
+    /**
+     * A warm pool for {@link SandboxFactory#open()} (the configured spec; the tools' sessions open through it too):
+     * sandboxes opened ahead and handed out unused, so a conversation's first call does not wait for a jail or
+     * container to start. Off by default: warm sandboxes hold memory and processes while nobody uses them.
+     */
+    public static class Pool {
+        /** Whether {@code open()} takes its sandboxes from a warm pool. */
+        private boolean enabled;
+        /** Sandboxes kept open and unused. */
+        private int min = PoolOptions.DEFAULTS.min();
+        /** Sandboxes alive at once, warm and handed out together; an open past it waits (acquire-timeout). */
+        private int max = PoolOptions.DEFAULTS.max();
+        /** Threads that open sandboxes in the background. */
+        private int refillThreads = PoolOptions.DEFAULTS.refillThreads();
+        /** A warm sandbox unused this long is replaced (it has used this much of its lifetime). */
+        private Duration idleExpiry = PoolOptions.DEFAULTS.idleExpiry();
+        /** How long an open waits for a sandbox before a retryable timeout. */
+        private Duration acquireTimeout = PoolOptions.DEFAULTS.acquireTimeout();
+
+        PoolOptions toOptions() {
+            return new PoolOptions(min, max, refillThreads, idleExpiry, acquireTimeout);
+        }
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getMin() {
+            return min;
+        }
+
+        public void setMin(int min) {
+            this.min = min;
+        }
+
+        public int getMax() {
+            return max;
+        }
+
+        public void setMax(int max) {
+            this.max = max;
+        }
+
+        public int getRefillThreads() {
+            return refillThreads;
+        }
+
+        public void setRefillThreads(int refillThreads) {
+            this.refillThreads = refillThreads;
+        }
+
+        public Duration getIdleExpiry() {
+            return idleExpiry;
+        }
+
+        public void setIdleExpiry(Duration idleExpiry) {
+            this.idleExpiry = idleExpiry;
+        }
+
+        public Duration getAcquireTimeout() {
+            return acquireTimeout;
+        }
+
+        public void setAcquireTimeout(Duration acquireTimeout) {
+            this.acquireTimeout = acquireTimeout;
         }
     }
 
@@ -535,6 +610,10 @@ public class SandboxProperties {
 
     public Tools getTools() {
         return tools;
+    }
+
+    public Pool getPool() {
+        return pool;
     }
 
     public Session getSession() {

@@ -188,6 +188,7 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.UNSUPPORTED_LANGUAGE, // CodeRunnerContract.run_unknownLanguageName_...
                 ErrorKind.UNSUPPORTED,         // ShellContract.start_withoutBackgroundProcesses_failsUnsupported
                 ErrorKind.CLOSED,              // anyCall_closedSandbox_failsClosed (files, shell, code)
+                ErrorKind.PAUSED,              // PauseContract.pause_refusesCalls_resumeGoesOnWithMemoryKept (PAUSE)
                 ErrorKind.INTERRUPTED,         // ShellContract.run_callerInterrupted_... (SHELL)
                 ErrorKind.IO_ERROR,            // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
                 ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_*WhileStreaming_failsConflict

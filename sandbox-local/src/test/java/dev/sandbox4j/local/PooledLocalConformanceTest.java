@@ -1,0 +1,80 @@
+package dev.sandbox4j.local;
+
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.pool.PoolOptions;
+import dev.sandbox4j.pool.SandboxPool;
+import dev.sandbox4j.testing.SandboxConformance;
+import dev.sandbox4j.testing.SandboxFixture;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+
+/**
+ * The conformance kit on sandboxes handed out by a {@link SandboxPool}: opened ahead on the pool's thread, handed over,
+ * closed by the caller. Each spec a test opens gets its own pool (one warm sandbox ahead, a second opened while the
+ * first is lent); the leak check closes the pools first, so what it then finds is what the lent sandboxes left.
+ */
+class PooledLocalConformanceTest implements SandboxConformance {
+    private static final PooledFixture FIXTURE = new PooledFixture(new LocalConformanceTest.LocalFixture());
+
+    @Override
+    public SandboxFixture fixture() {
+        return FIXTURE;
+    }
+
+    static final class PooledFixture implements SandboxFixture {
+        private static final PoolOptions OPTIONS = new PoolOptions(1, 8, 1, Duration.ofMinutes(5),
+                Duration.ofMinutes(2));
+        private final SandboxFixture plain;
+        private final Map<SandboxSpec, SandboxPool> pools = new IdentityHashMap<>();
+
+        PooledFixture(SandboxFixture plain) {
+            this.plain = plain;
+        }
+
+        @Override
+        public Sandbox open(SandboxSpec spec) {
+            SandboxPool pool;
+            synchronized (pools) {
+                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> plain.open(s), OPTIONS));
+            }
+            return pool.acquire();
+        }
+
+        @Override
+        public Set<Feature> features() {
+            return plain.features();
+        }
+
+        @Override
+        public List<String> leaks() {
+            List<SandboxPool> open;
+            synchronized (pools) {
+                open = new ArrayList<>(pools.values());
+                pools.clear();
+            }
+            open.forEach(SandboxPool::close);
+            return plain.leaks();
+        }
+
+        @Override
+        public AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
+            return plain.egressForTests(resolver, exempt);
+        }
+
+        @Override
+        public AutoCloseable egressForTests(Function<String, InetAddress> resolver, SSLContext upstreamTls,
+                                            InetSocketAddress... exempt) {
+            return plain.egressForTests(resolver, upstreamTls, exempt);
+        }
+    }
+}
