@@ -37,6 +37,14 @@ final class CodexProfile {
             + " whole or not at all: if any hunk does not apply, no file changes.";
 
     static void add(ToolConfig c, List<Tool> out) {
+        Map<String, String> exec = fields("chunk_id", "string", "wall_time_seconds", "number", "exit_code", "number",
+                "session_id", "number", "original_token_count", "number", "output", "string");
+        out.add(new Tool(spec("exec_command", "Runs a command in a PTY, returning output or a session ID for"
+                + " ongoing interaction. (Here: with plain pipes; tty=true is refused.)", CodexExec.execParams(),
+                exec).withPublishedOutputSchema(CodexExec.outputSchema()), CodexExec::execCommand));
+        out.add(new Tool(spec("write_stdin", "Writes characters to an existing unified exec session and returns"
+                + " recent output.", CodexExec.writeParams(), exec)
+                .withPublishedOutputSchema(CodexExec.outputSchema()), CodexExec::writeStdin));
         out.add(new Tool(spec("apply_patch", APPLY_PATCH_DESCRIPTION,
                 List.of(req("input", STRING, "The entire contents of the apply_patch command")),
                 fields("content", "string")).withPublishedOutputSchema(FilesystemTools.textOutput()),
