@@ -36,9 +36,15 @@ final class CodexExec {
     static final long WRITE_YIELD_MS = 250;
     static final long MAX_OUTPUT_TOKENS = 10_000;
 
-    /** How far this tool set has read each session's output. */
-    static final class Cursors {
-        final Map<String, Long> next = new ConcurrentHashMap<>();
+    /**
+     * How far the tools have read each session's output, per sandbox (its registry): a tool set made per call (as
+     * the Spring adapter does) continues where the last call stopped, as Codex's one session manager does.
+     */
+    private static final Map<Processes, Map<String, Long>> CURSORS =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+
+    private static Map<String, Long> cursors(Processes processes) {
+        return CURSORS.computeIfAbsent(processes, k -> new ConcurrentHashMap<>());
     }
 
     private CodexExec() {
@@ -150,12 +156,12 @@ final class CodexExec {
 
     /** Waits up to {@code yield} ms for the command to end, then answers with the output since the last read. */
     private static ToolResult collect(SandboxTools t, String id, long yield, long startNanos, long maxTokens) {
-        Cursors cursors = t.profileState(Cursors.class, Cursors::new);
         Processes processes = t.sandbox().shell().processes();
-        ProcessOutput out = processes.read(id, cursors.next.getOrDefault(id, 0L), Duration.ofMillis(yield));
-        cursors.next.put(id, out.next());
+        Map<String, Long> cursors = cursors(processes);
+        ProcessOutput out = processes.read(id, cursors.getOrDefault(id, 0L), Duration.ofMillis(yield));
+        cursors.put(id, out.next());
         if (!out.running()) {
-            cursors.next.remove(id);
+            cursors.remove(id);
         }
         double wall = (System.nanoTime() - startNanos) / 1e9;
         String text = out.text();

@@ -55,8 +55,6 @@ public final class SandboxTools {
     private final FileTools files;
     private final SearchTools search;
     private final WatchTools watchTools = new WatchTools(this);
-    /** State a profile keeps across calls on this tool set (the codex profile's read cursors), by its class. */
-    private final Map<Class<?>, Object> profileState = new java.util.concurrent.ConcurrentHashMap<>();
 
     public SandboxTools(Sandbox sandbox) {
         this(sandbox, ToolConfig.defaults());
@@ -101,11 +99,6 @@ public final class SandboxTools {
 
     public Sandbox sandbox() {
         return sandbox;
-    }
-
-    /** The state of {@code type} a profile keeps across calls on this tool set, made on first use. */
-    <T> T profileState(Class<T> type, java.util.function.Supplier<T> make) {
-        return type.cast(profileState.computeIfAbsent(type, k -> make.get()));
     }
 
     public ToolConfig config() {
