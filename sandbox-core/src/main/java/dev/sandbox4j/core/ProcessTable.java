@@ -208,7 +208,7 @@ public final class ProcessTable implements Processes {
     /** The latest bytes of a stream, with absolute offsets. */
     static final class Window {
         private final int capacity;
-        private byte[] buf = new byte[4096];
+        private byte[] buf;
         private int head;
         private int size;
         private long end;
@@ -218,6 +218,7 @@ public final class ProcessTable implements Processes {
 
         Window(int capacity) {
             this.capacity = capacity;
+            this.buf = new byte[Math.min(4096, capacity)];
         }
 
         synchronized void append(byte[] chunk) {
@@ -230,7 +231,7 @@ public final class ProcessTable implements Processes {
                 buf = grown;
                 head = 0;
             }
-            int drop = Math.max(0, size + len - buf.length);
+            int drop = Math.max(0, size + len - capacity);
             head = (head + drop) % buf.length;
             size -= drop;
             for (int i = 0; i < len; i++) {
