@@ -63,7 +63,7 @@ final class CodexProfile {
         }
         try {
             ApplyPatch.Outcome o = new ApplyPatch(t.fs(), t.config().maxWriteChars()).apply(hunks);
-            return ToolResult.ok(Map.of("content", o.summary()));
+            return ToolResult.ok(Map.of("content", o.summary())).withText(o.summary());
         } catch (ApplyPatch.Failure f) {
             return failed(f);
         } catch (SandboxException e) {
