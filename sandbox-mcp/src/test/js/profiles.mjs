@@ -29,14 +29,17 @@ report.tools = Object.fromEntries(tools.map((t) => [t.name, {
 }]));
 
 // the official client validates structuredContent against the tool's outputSchema: a mismatch throws here.
-// An argument "$sandbox_id" stands for the sandbox_id the last create_sandbox returned.
+// An argument "$sandbox_id" stands for the sandbox_id the last create_sandbox returned, "$session_id" for the
+// session_id the last exec_command or write_stdin returned (codex).
 const parse = (text) => { try { return JSON.parse(text); } catch { return null; } };
 report.calls = [];
 let sandboxId = null;
+let sessionId = null;
 for (const call of JSON.parse(readFileSync(callsFile, "utf8"))) {
-  const args = Object.fromEntries(Object.entries(call.arguments).map(([k, v]) => [k, v === "$sandbox_id" ? sandboxId : v]));
+  const args = Object.fromEntries(Object.entries(call.arguments).map(([k, v]) => [k, v === "$sandbox_id" ? sandboxId : v === "$session_id" ? sessionId : v]));
   const r = await client.callTool({ name: call.name, arguments: args }, undefined, { timeout: 120000 });
   if (r.structuredContent?.sandbox_id && call.name === "create_sandbox") sandboxId = r.structuredContent.sandbox_id;
+  if (r.structuredContent?.session_id !== undefined) sessionId = r.structuredContent.session_id;
   const text = r.content[0]?.type === "text" ? r.content[0].text : null;
   const parsed = text === null ? null : parse(text);
   report.calls.push({
@@ -49,7 +52,10 @@ for (const call of JSON.parse(readFileSync(callsFile, "utf8"))) {
     textMatches: r.structuredContent === undefined
       || (parsed !== null && JSON.stringify(parsed) === JSON.stringify(r.structuredContent))
       || (typeof r.structuredContent.content === "string" && r.structuredContent.content === text)
-      || Array.isArray(r.structuredContent.content),
+      || Array.isArray(r.structuredContent.content)
+      // codex's exec tools answer in Codex's text, which ends with the output
+      || (typeof r.structuredContent.output === "string" && text !== null
+        && text.startsWith("Chunk ID: ") && text.endsWith("\nOutput:\n" + r.structuredContent.output)),
   });
 }
 

@@ -10,6 +10,11 @@ public enum Feature {
     SHELL,
     /** {@link Shell#start} runs a background command whose handle streams output and takes stdin. */
     BACKGROUND_PROCESSES,
+    /**
+     * {@link Shell#processes()}: background commands have ids; running ones are listed, their output is read again
+     * from a cursor by any caller, stdin is written and they are killed by id; finished ones' results are kept a while.
+     */
+    PROCESS_REGISTRY,
     /** Processes of one sandbox share a machine: a server started by one command is reachable by the next. */
     SHARED_PROCESS_SPACE,
     /** Code snippets run in real interpreters ({@link CodeRunner}); otherwise they are scripted. */

@@ -39,6 +39,11 @@ public abstract class ForwardingShell implements Shell {
     }
 
     @Override
+    public Processes processes() {
+        return delegate().processes();
+    }
+
+    @Override
     public String toString() {
         return delegate().toString();
     }

@@ -41,4 +41,12 @@ public interface Shell {
     default ExecHandle start(ExecRequest request) {
         return start(request, OutputListener.NONE);
     }
+
+    /**
+     * Background commands found again by id: start one, list them, read one's output from a cursor, write its stdin,
+     * kill it. Needs {@link Feature#PROCESS_REGISTRY}; without it {@link ErrorKind#UNSUPPORTED}.
+     */
+    default Processes processes() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox does not keep background commands by id");
+    }
 }

@@ -56,6 +56,9 @@ class ApiDumpTest {
         // to the policy that binds them to hosts, nested there rather than as a top-level concept.
         // Top-level went from 31 to 34 and nested from 12 to 16 with workspace sources (issue 35): the source, a mount
         // and the change set are three concepts a user names (each with its kind; Change reuses FileInfo for states).
+        // Top-level went from 34 to 37 with processes found again by id (issue 32): the registry a shell hands out
+        // (Processes), a command's state (ProcessInfo) and output read from a cursor (ProcessOutput); ExecHandle and
+        // ExecResult cannot carry them (a handle is the caller's own, a result exists only at the end).
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -64,7 +67,7 @@ class ApiDumpTest {
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested, "
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
-        assertThat(topLevel).isLessThanOrEqualTo(34);
+        assertThat(topLevel).isLessThanOrEqualTo(37);
         assertThat(nested).isLessThanOrEqualTo(16);
     }
 

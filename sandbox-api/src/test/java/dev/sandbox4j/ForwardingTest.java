@@ -50,6 +50,12 @@ class ForwardingTest {
                     return (Shell) d;
                 }
             },
+            Processes.class, d -> new ForwardingProcesses() {
+                @Override
+                protected Processes delegate() {
+                    return (Processes) d;
+                }
+            },
             ExecHandle.class, d -> new ForwardingExecHandle() {
                 @Override
                 protected ExecHandle delegate() {

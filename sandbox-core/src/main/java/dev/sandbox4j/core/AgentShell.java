@@ -76,6 +76,7 @@ public final class AgentShell implements Shell, CodeRunner {
     private final Semaphore permits;
     private final int permitCount;
     private final AgentCodeContexts contexts = new AgentCodeContexts(this);
+    private final ProcessTable processes = new ProcessTable(this);
 
     public AgentShell(String sandboxId, SandboxSpec spec, AgentChannel channel, FileSystem files,
                       Set<Language> languages, int permits, Hooks hooks) {
@@ -424,6 +425,12 @@ public final class AgentShell implements Shell, CodeRunner {
         }
         commands.clear();
         permits.release(1 << 20); // callers waiting for a slot wake up and get CLOSED
+        processes.close();
+    }
+
+    @Override
+    public dev.sandbox4j.Processes processes() {
+        return processes;
     }
 
     /** Marks the running commands KILLED with {@code detail} before the backend closes (its jail died). */

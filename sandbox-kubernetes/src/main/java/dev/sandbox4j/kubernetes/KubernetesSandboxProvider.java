@@ -27,6 +27,7 @@ import java.util.Set;
 public final class KubernetesSandboxProvider implements SandboxProvider, AutoCloseable {
     static final String NAME = "kubernetes";
     static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
+            Feature.PROCESS_REGISTRY,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
             Feature.NETWORK_ISOLATION, Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT,
             Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS));

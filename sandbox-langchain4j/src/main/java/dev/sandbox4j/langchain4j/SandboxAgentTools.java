@@ -51,7 +51,7 @@ public class SandboxAgentTools {
                 args.put((String) kv[i], kv[i + 1]);
             }
         }
-        return tools.call(tool, args).toJson();
+        return tools.call(tool, args).text();
     }
 
     @Tool(name = "bash", value = "Run a shell command (/bin/sh -c) in the sandbox, workspace as working directory;"

@@ -113,7 +113,7 @@ public class SandboxToolProvider implements ToolProvider {
                 return ToolResult.error(ErrorKind.INVALID_ARGUMENT, "the arguments of " + name
                         + " are not a JSON object").toJson();
             }
-            return tools.call(name, args).toJson();
+            return tools.call(name, args).text();
         };
     }
 }

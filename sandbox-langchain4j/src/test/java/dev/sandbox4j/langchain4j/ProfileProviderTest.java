@@ -42,4 +42,20 @@ class ProfileProviderTest {
                     "read_multiple_files").doesNotContain("bash", "view");
         }
     }
+
+    /** The codex profile's model text is Codex's, not a JSON object (exec_command needs a registry: local). */
+    @Test
+    void codex_answersInCodexsText() {
+        try (MemorySandbox sandbox = MemorySandbox.open()) {
+            Map<ToolSpecification, ToolExecutor> codex = new SandboxToolProvider(sandbox,
+                    ToolConfig.builder().profile("codex").build()).tools();
+            assertThat(codex.keySet()).extracting(ToolSpecification::name)
+                    .containsExactly("exec_command", "write_stdin", "apply_patch");
+            String answer = codex.get(named(codex, "apply_patch")).execute(ToolExecutionRequest.builder()
+                    .name("apply_patch").arguments("{\"input\":\"*** Begin Patch\\n*** Add File: a.txt\\n+hi\\n"
+                            + "*** End Patch\"}").build(), null);
+            assertThat(answer).isEqualTo("Success. Updated the following files:\nA a.txt\n");
+            assertThat(sandbox.files().readText("a.txt")).isEqualTo("hi\n");
+        }
+    }
 }

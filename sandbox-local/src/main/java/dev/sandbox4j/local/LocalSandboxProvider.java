@@ -39,7 +39,8 @@ public final class LocalSandboxProvider implements SandboxProvider {
 
     @Override
     public Set<Feature> features() {
-        Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.SHARED_PROCESS_SPACE,
+        Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.PROCESS_REGISTRY,
+                Feature.SHARED_PROCESS_SPACE,
                 Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.ISOLATION,
                 Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)

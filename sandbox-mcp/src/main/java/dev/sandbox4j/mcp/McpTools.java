@@ -239,6 +239,8 @@ final class McpTools implements AutoCloseable {
             b.addTextContent(s);
         } else if (textResults && content instanceof List<?> blocks) {
             blocks.forEach(block -> b.addContent(block((Map<?, ?>) block)));
+        } else if (!r.text().equals(r.toJson())) {
+            b.addTextContent(r.text()); // the surface's own text (Codex's exec output)
         } else {
             b.addTextContent(json(structured));
         }

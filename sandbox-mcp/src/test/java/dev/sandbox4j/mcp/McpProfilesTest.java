@@ -159,6 +159,20 @@ class McpProfilesTest {
                     call("search_files", args("path", "f", "pattern", "*.txt"), "content=/workspace/f/b.txt"),
                     call("get_file_info", args("path", "f/b.txt"), "content"),
                     call("list_allowed_directories", args(), "content=Allowed directories:\n/workspace"));
+            case "codex" -> local ? List.of(
+                    call("exec_command", args("cmd", "python3 -i -q -u", "yield_time_ms", 500), "session_id"),
+                    call("write_stdin", args("session_id", "$session_id", "chars", "x = 6 * 7\n"), "session_id"),
+                    call("write_stdin", args("session_id", "$session_id", "chars", "print(x)\nexit()\n",
+                            "yield_time_ms", 20000), "exit_code=0"),
+                    call("exec_command", args("cmd", "echo hi", "workdir", "."), "exit_code=0", "output=hi\n"),
+                    call("exec_command", args("cmd", "python3", "tty", true), "error_type=unsupported"),
+                    call("apply_patch", args("input", "*** Begin Patch\n*** Add File: p.txt\n+hi\n*** End Patch"),
+                            "content=Success. Updated the following files:\nA p.txt\n"))
+                    : List.of(
+                    call("exec_command", args("cmd", "echo hi"), "error_type=unsupported"),
+                    call("write_stdin", args("session_id", 1000, "chars", ""), "error_type=unsupported"),
+                    call("apply_patch", args("input", "*** Begin Patch\n*** Add File: p.txt\n+hi\n*** End Patch"),
+                            "content=Success. Updated the following files:\nA p.txt\n"));
             default -> throw new IllegalArgumentException(profile);
         };
     }
@@ -206,7 +220,7 @@ class McpProfilesTest {
     @ParameterizedTest(name = "{0} on {1}")
     @CsvSource({"default,memory", "agentbay,memory", "coding,memory", "execute-code,memory", "spacebot,memory",
             "aio,memory", "filesystem,memory", "agentbay,local", "execute-code,local", "spacebot,local",
-            "aio,local"})
+            "aio,local", "codex,memory", "codex,local"})
     void officialClient_callsEveryToolOfTheProfile(String profile, String backend) throws Exception {
         McpOfficialClientTest.requireNode();
         McpClientProcessTest.requireOrSkip(backend);
@@ -219,7 +233,8 @@ class McpProfilesTest {
      * {@code StreamableHTTPClientTransport} (memory backend; a session's own sandboxes, closed with the server: the client only closes its connection).
      */
     @ParameterizedTest(name = "{0} over HTTP")
-    @ValueSource(strings = {"default", "agentbay", "coding", "execute-code", "spacebot", "aio", "filesystem"})
+    @ValueSource(strings = {"default", "agentbay", "coding", "execute-code", "spacebot", "aio", "filesystem",
+            "codex"})
     void officialClientOverHttp_callsEveryToolOfTheProfile(String profile) throws Exception {
         McpOfficialClientTest.requireNode();
         List<Call> calls = calls(profile, "memory");

@@ -129,7 +129,7 @@ public final class SandboxToolCallbacks implements ToolCallbackProvider {
             }
             try {
                 return sessions.with(key, sandbox -> new SandboxTools(sandbox, config).call(spec.name(), args))
-                        .toJson();
+                        .text();
             } catch (SandboxException e) {
                 return ToolResult.error(e).toJson();
             } catch (RuntimeException e) {

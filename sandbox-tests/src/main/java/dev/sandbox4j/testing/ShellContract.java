@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * shells (the in-memory backend) have their own tests, and a few tests hold for both. Background commands are
  * {@link BackgroundCommandContract}, which this contract extends (a backend implementing this one runs them too).
  */
-public interface ShellContract extends BackgroundCommandContract {
+public interface ShellContract extends BackgroundCommandContract, ProcessRegistryContract {
     /** How much later than its timeout a timed-out command may come back: the contract's upper bound. */
     Duration TIMEOUT_SLACK = Duration.ofSeconds(2);
 

@@ -33,7 +33,8 @@ final class Profiles {
             return c;
         }
         return switch (tool) {
-            case "shell", "sub_agent" -> Capability.RUN_COMMANDS;
+            case "shell", "sub_agent", "exec_command", "write_stdin" -> Capability.RUN_COMMANDS;
+            case "apply_patch" -> Capability.WRITE_FILES;
             case "run_code", EXECUTE_CODE_NAME -> Capability.RUN_CODE;
             case "read_text_file", "read_media_file", "list_directory_with_sizes", "directory_tree",
                     "list_allowed_directories" -> Capability.READ_FILES;
@@ -78,6 +79,7 @@ final class Profiles {
             case SPACEBOT -> SpacebotProfile.add(c, out);
             case AIO -> AioProfile.aio(c, out);
             case FILESYSTEM -> FilesystemTools.add(out, c);
+            case CODEX -> CodexProfile.add(c, out);
             default -> throw new IllegalStateException(profile.name());
         }
         return out;

@@ -55,7 +55,11 @@ final class Titles {
             Map.entry("read_media_file", "Read Media File"),
             Map.entry("list_directory_with_sizes", "List Directory with Sizes"),
             Map.entry("directory_tree", "Directory Tree"),
-            Map.entry("list_allowed_directories", "List Allowed Directories"));
+            Map.entry("list_allowed_directories", "List Allowed Directories"),
+            // codex
+            Map.entry("exec_command", "Run command"),
+            Map.entry("write_stdin", "Write to command"),
+            Map.entry("apply_patch", "Apply patch"));
 
     private Titles() {
     }

@@ -29,7 +29,11 @@ public enum ToolProfile {
     /** The reference MCP filesystem server ({@code @modelcontextprotocol/server-filesystem}): {@code read_text_file},
      * {@code read_media_file}, {@code directory_tree}, ... with its text results and {@code {content}} structured
      * content, rooted at the workspace. */
-    FILESYSTEM("filesystem");
+    FILESYSTEM("filesystem"),
+    /** OpenAI Codex's tools: {@code exec_command} (a command that may keep running, found again by its session id),
+     * {@code write_stdin} (input to it and the output since) and {@code apply_patch} (V4A patches, applied whole or
+     * not at all), with Codex's result texts. */
+    CODEX("codex");
 
     private final String code;
 

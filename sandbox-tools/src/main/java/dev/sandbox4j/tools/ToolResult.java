@@ -27,10 +27,21 @@ public final class ToolResult {
 
     private final Map<String, Object> fields;
     private final List<Image> images;
+    private final String text;
 
     ToolResult(Map<String, Object> fields, List<Image> images) {
+        this(fields, images, null);
+    }
+
+    private ToolResult(Map<String, Object> fields, List<Image> images, String text) {
         this.fields = Collections.unmodifiableMap(new LinkedHashMap<>(fields));
         this.images = List.copyOf(images);
+        this.text = text;
+    }
+
+    /** This result read by the model as {@code text}, its surface's own rendering (Codex's exec output). */
+    ToolResult withText(String text) {
+        return new ToolResult(fields, images, Objects.requireNonNull(text, "text"));
     }
 
     static ToolResult ok(Map<String, Object> fields) {
@@ -82,9 +93,9 @@ public final class ToolResult {
         return new ToolResult(all, List.of());
     }
 
-    /** This result with other fields and the same images. */
+    /** This result with other fields and the same images and text. */
     ToolResult withFields(Map<String, Object> newFields) {
-        return new ToolResult(newFields, images);
+        return new ToolResult(newFields, images, text);
     }
 
     /** A failed call from a sandbox exception: its kind's code and retryability, and its message. */
@@ -119,6 +130,15 @@ public final class ToolResult {
     /** The fields as a JSON object, the text a model reads. */
     public String toJson() {
         return Json.write(fields);
+    }
+
+    /**
+     * The text a model reads: the surface's own rendering where its tools answer in text (the codex profile's
+     * {@code exec_command} and {@code write_stdin}: wall time, exit code or session id, output), else
+     * {@link #toJson()}.
+     */
+    public String text() {
+        return text != null ? text : toJson();
     }
 
     @Override
