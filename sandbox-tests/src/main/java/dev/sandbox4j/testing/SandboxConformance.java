@@ -11,5 +11,5 @@ package dev.sandbox4j.testing;
  */
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
         LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract,
-        RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract {
+        RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract, FileRulesContract {
 }
