@@ -86,6 +86,13 @@ public final class StatusBoard {
         return out;
     }
 
+    /** How many workers have a status. */
+    public int size() {
+        synchronized (statuses) {
+            return statuses.size();
+        }
+    }
+
     /** Forgets a worker's status (its sandbox closed). */
     public void remove(String workerId) {
         synchronized (statuses) {
