@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 // With "http" first, the second argument is a running server's MCP endpoint, reached over Streamable HTTP.
 const [java, classpath, backend, profile, callsFile] = process.argv.slice(2);
@@ -16,8 +17,11 @@ const transport = java === "http"
     stderr: "inherit",
   });
 const client = new Client({ name: "sandbox4j-profile-test", version: "1.0.0" });
+// the server's logging notifications (set_status sends one per status), in the order they came
+const logs = [];
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { logs.push(n.params); });
 await client.connect(transport);
-const report = { backend, profile };
+const report = { backend, profile, logs };
 
 const tools = (await client.listTools()).tools;
 report.tools = Object.fromEntries(tools.map((t) => [t.name, {

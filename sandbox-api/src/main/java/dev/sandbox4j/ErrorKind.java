@@ -27,7 +27,10 @@ public enum ErrorKind {
      * they fail like any other bad input instead of as an {@code IllegalArgumentException}.
      */
     INVALID_ARGUMENT(false),
-    /** The sandbox refuses the operation: a symbolic link it will not follow, a special file, file permissions. */
+    /**
+     * The sandbox refuses the operation: a symbolic link it will not follow, a special file, file permissions, a path
+     * its {@link FileRules} protect or a link they refuse.
+     */
     PERMISSION_DENIED(false),
     /** The content or request exceeds a limit (read cap, file size limit, disk quota, watches per sandbox). */
     TOO_LARGE(false),

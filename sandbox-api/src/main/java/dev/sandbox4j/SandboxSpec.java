@@ -41,6 +41,7 @@ public final class SandboxSpec {
     private final Set<String> syscallSets;
     private final WorkspaceSource workspace;
     private final java.util.List<Mount> mounts;
+    private final FileRules fileRules;
 
     private SandboxSpec(Builder b) {
         this.commandTimeout = b.commandTimeout;
@@ -56,6 +57,7 @@ public final class SandboxSpec {
         this.syscallSets = Collections.unmodifiableSet(new TreeSet<>(b.syscallSets));
         this.workspace = b.workspace;
         this.mounts = java.util.List.copyOf(b.mounts.values());
+        this.fileRules = b.fileRules;
     }
 
     /** 2-minute commands, a 1-hour lifetime, 15,000 + 15,000 characters of output, no network, default limits. */
@@ -80,6 +82,7 @@ public final class SandboxSpec {
         b.syscallSets.addAll(syscallSets);
         b.workspace = workspace;
         mounts.forEach(m -> b.mounts.put(m.path(), m));
+        b.fileRules = fileRules;
         return b;
     }
 
@@ -150,6 +153,15 @@ public final class SandboxSpec {
         return mounts;
     }
 
+    /**
+     * What the file API refuses beyond the workspace boundary: protected paths and symbolic links
+     * ({@link FileRules#NONE} by default). Every backend holds them, for every file call, not for code the sandbox
+     * runs.
+     */
+    public FileRules fileRules() {
+        return fileRules;
+    }
+
     /** Builds a {@link SandboxSpec}. */
     public static final class Builder {
         private Duration commandTimeout = Duration.ofMinutes(2);
@@ -163,6 +175,7 @@ public final class SandboxSpec {
         private final Set<String> syscallSets = new TreeSet<>();
         private WorkspaceSource workspace = WorkspaceSource.empty();
         private final Map<String, Mount> mounts = new LinkedHashMap<>();
+        private FileRules fileRules = FileRules.NONE;
 
         private Builder() {
         }
@@ -247,6 +260,12 @@ public final class SandboxSpec {
             return this;
         }
 
+        /** Sets the file API's {@link FileRules}: protected paths, symbolic links refused. */
+        public Builder fileRules(FileRules rules) {
+            this.fileRules = Objects.requireNonNull(rules, "rules");
+            return this;
+        }
+
         /**
          * Adds an opt-in set of system calls, {@code debug} or {@code io_uring}; see {@link SandboxSpec#syscallSets()}.
          *
@@ -312,6 +331,7 @@ public final class SandboxSpec {
                 + (bestEffortLimits ? " (best effort)" : "") + ", files="
                 + files.keySet() + (syscallSets.isEmpty() ? "" : ", syscallSets=" + syscallSets)
                 + (workspace.kind() == WorkspaceSource.Kind.EMPTY ? "" : ", workspace=" + workspace)
-                + (mounts.isEmpty() ? "" : ", mounts=" + mounts) + "]";
+                + (mounts.isEmpty() ? "" : ", mounts=" + mounts)
+                + (fileRules.isEmpty() ? "" : ", fileRules=" + fileRules) + "]";
     }
 }

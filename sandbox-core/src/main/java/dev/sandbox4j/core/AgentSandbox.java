@@ -111,7 +111,7 @@ public final class AgentSandbox implements Sandbox {
         Map<Language, String> interpreters = host.interpreters(runner).orElseGet(() -> probe(runner));
         info = host.ready(runner, interpreters);
         FileSystem fs = host.workspace(runner, context);
-        files = fs;
+        files = GuardedFileSystem.of(fs, spec.fileRules());
         watches = fs instanceof WorkspaceBase w
                 ? w.enableWatches(new AgentWatches(ch, root, host.hiddenFromWatches())) : null;
         shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),

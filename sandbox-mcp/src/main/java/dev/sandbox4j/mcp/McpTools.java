@@ -179,7 +179,9 @@ final class McpTools implements AutoCloseable {
             if (multiSandbox()) {
                 rest.remove("sandbox_id");
             }
-            return toMcp(tool, new SandboxTools(sandbox, config).call(name, rest, progress(exchange, request)));
+            ToolResult result = new SandboxTools(sandbox, config).call(name, rest, progress(exchange, request));
+            announceStatus(exchange, name, result);
+            return toMcp(tool, result);
         } catch (SandboxException e) {
             return toMcp(tool, ToolResult.error(e));
         } catch (RuntimeException e) {
@@ -204,6 +206,26 @@ final class McpTools implements AutoCloseable {
         }
         return (elapsedMillis, message) -> exchange.progressNotification(
                 new McpSchema.ProgressNotification(token, elapsedMillis / 1000.0, null, message));
+    }
+
+    /**
+     * A status set with {@code set_status} (Spacebot) goes to the client as a logging notification too (level
+     * notice, logger {@code sandbox4j.status}, data the JSON {@code {"worker_id", "status"}}), so a client shows a
+     * worker's progress where it shows server messages. A client gone by then loses nothing it asked for.
+     */
+    private static void announceStatus(McpSyncServerExchange exchange, String tool, ToolResult r) {
+        if (!tool.equals("set_status") || !r.success()) {
+            return;
+        }
+        try {
+            Map<String, Object> data = new LinkedHashMap<>();
+            data.put("worker_id", r.get("worker_id"));
+            data.put("status", r.get("status"));
+            exchange.loggingNotification(new McpSchema.LoggingMessageNotification(McpSchema.LoggingLevel.NOTICE,
+                    "sandbox4j.status", JSON.writeValueAsString(data)));
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("the status notification was not sent", e);
+        }
     }
 
     /** execute-code's answer when no sandbox could be opened for the call. */

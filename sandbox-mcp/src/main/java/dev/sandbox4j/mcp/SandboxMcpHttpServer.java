@@ -95,7 +95,7 @@ public final class SandboxMcpHttpServer implements AutoCloseable {
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", SandboxMcpServer.VERSION)
                 .instructions(tools.instructions())
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).logging().build())
                 .validateToolInputs(false);
         tools.register(spec);
         mcp = spec.build();

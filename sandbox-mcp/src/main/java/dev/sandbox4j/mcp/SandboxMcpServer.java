@@ -104,7 +104,7 @@ public final class SandboxMcpServer implements AutoCloseable {
         var spec = McpServer.sync(transport)
                 .serverInfo("sandbox4j", VERSION)
                 .instructions(tools.instructions())
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+                .capabilities(McpSchema.ServerCapabilities.builder().tools(true).logging().build())
                 .validateToolInputs(false)
                 .addToolFilter((context, tool) -> !tool.name().equals(CancellingInput.UNKNOWN_TOOL));
         spec.toolCall(McpSchema.Tool.builder().name(CancellingInput.UNKNOWN_TOOL).title("Unknown tool")

@@ -121,7 +121,16 @@ class McpProfilesTest {
                     call("exec", args("program", "echo", "args", List.of("a b"), "env",
                             List.of(Map.of("key", "CI", "value", "1")), "timeout", 30), "stdout=a b\n", "exit_code=0"),
                     call("exec", args("program", "echo", "env", List.of(Map.of("key", "LD_PRELOAD", "value",
-                            "x.so"))), "error_type=permission_denied"));
+                            "x.so"))), "error_type=permission_denied"),
+                    // issue 29: the identity files are read-only through the file tool, the status and skill tools
+                    call("file", args("operation", "write", "path", "SOUL.md", "content", "x"),
+                            "error_type=permission_denied", "error"),
+                    call("set_status", args("status", "halfway\nthere"), "success=true", "status=halfway there",
+                            "worker_id"),
+                    call("file", args("operation", "write", "path", "skills/demo/SKILL.md", "content",
+                            "---\nname: demo\n---\nRun {baseDir}/go.sh\n"), "bytes_written"),
+                    call("read_skill", args("name", "Demo"), "content=Run /workspace/skills/demo/go.sh\n",
+                            "base_path=/workspace/skills/demo"));
             case "aio" -> List.of(
                     call("file_write", args("file", "x/b.bin", "content", "AAEC/w==", "encoding", "base64"),
                             "bytes_written=4"),
@@ -288,6 +297,11 @@ class McpProfilesTest {
             assertThat(called).as("every tool is called at least once").containsAll(expected);
         }
 
+        if (ToolProfile.fromCode(profile) == ToolProfile.SPACEBOT) {
+            // set_status's line reaches the client as a logging notification as well
+            assertThat(r.get("logs").toString()).as("logging notifications").contains("sandbox4j.status")
+                    .contains("halfway there");
+        }
         JsonNode results = r.get("calls");
         assertThat(results.size()).isEqualTo(calls.size());
         for (int i = 0; i < calls.size(); i++) {

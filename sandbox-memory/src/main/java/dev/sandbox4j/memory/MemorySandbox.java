@@ -25,6 +25,7 @@ import dev.sandbox4j.Shell;
 import dev.sandbox4j.Truncation;
 import dev.sandbox4j.WorkspaceSource;
 import dev.sandbox4j.core.ChangeSet;
+import dev.sandbox4j.core.GuardedFileSystem;
 import dev.sandbox4j.core.HostDirs;
 import dev.sandbox4j.core.NioWorkspace;
 import dev.sandbox4j.core.NoChangeSet;
@@ -82,6 +83,8 @@ public final class MemorySandbox implements Sandbox {
     private final SandboxSpec spec;
     private final java.nio.file.FileSystem jimfs;
     private final NioWorkspace files;
+    /** {@link #files} holding the spec's {@link dev.sandbox4j.FileRules}: what {@link #files()} returns. */
+    private final FileSystem guarded;
     private final WatchHub watches;
     private final dev.sandbox4j.Workspace workspace;
     private final String sourceDetail;
@@ -125,6 +128,7 @@ public final class MemorySandbox implements Sandbox {
                 .withGuard(this::checkOpen)
                 .withChanges(changes));
         changes.attach(files);
+        this.guarded = GuardedFileSystem.of(files, spec.fileRules());
         this.watches = files.enableWatches(changes);
         this.deadlineNanos = System.nanoTime() + spec.lifetime().toNanos();
         try {
@@ -279,7 +283,7 @@ public final class MemorySandbox implements Sandbox {
 
     @Override
     public FileSystem files() {
-        return files;
+        return guarded;
     }
 
     @Override

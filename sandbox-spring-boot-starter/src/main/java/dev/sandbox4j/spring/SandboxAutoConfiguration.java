@@ -2,6 +2,7 @@ package dev.sandbox4j.spring;
 
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.spi.SandboxProvider;
+import dev.sandbox4j.tools.StatusBoard;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,12 +79,29 @@ public class SandboxAutoConfiguration {
         return new SandboxSessions(factory::open, s.getIdleTimeout(), s.getMaxSandboxes());
     }
 
+    /**
+     * The workers' {@code set_status} lines (the {@code spacebot} tool profile), shared by the tools, the health
+     * indicator and the metrics.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public StatusBoard sandbox4jStatusBoard(ObjectProvider<SandboxMetrics> metrics) {
+        StatusBoard board = new StatusBoard();
+        SandboxMetrics m = metrics.getIfAvailable();
+        if (m != null) {
+            m.bind(board);
+        }
+        return board;
+    }
+
     /** The agent tools as Spring AI tool callbacks. */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty(prefix = "sandbox4j.tools", name = "enabled", havingValue = "true", matchIfMissing = true)
-    public SandboxToolCallbacks sandboxToolCallbacks(SandboxSessions sessions, SandboxProperties properties) {
-        return new SandboxToolCallbacks(sessions, properties.toToolConfig(), properties.getSession().getFallback());
+    public SandboxToolCallbacks sandboxToolCallbacks(SandboxSessions sessions, SandboxProperties properties,
+                                                     StatusBoard statusBoard) {
+        return new SandboxToolCallbacks(sessions, properties.toToolConfig().toBuilder().statusBoard(statusBoard)
+                .build(), properties.getSession().getFallback());
     }
 
     /** Micrometer metrics, when Micrometer and a registry are present. */
@@ -125,8 +143,9 @@ public class SandboxAutoConfiguration {
     static class Health {
         @Bean
         @ConditionalOnMissingBean(name = "sandbox4jHealthIndicator")
-        SandboxHealthIndicator sandbox4jHealthIndicator(SandboxFactory factory, SandboxSessions sessions) {
-            return new SandboxHealthIndicator(factory, sessions);
+        SandboxHealthIndicator sandbox4jHealthIndicator(SandboxFactory factory, SandboxSessions sessions,
+                                                        StatusBoard statusBoard) {
+            return new SandboxHealthIndicator(factory, sessions, statusBoard);
         }
     }
 }

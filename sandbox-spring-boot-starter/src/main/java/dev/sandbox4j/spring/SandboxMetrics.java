@@ -14,7 +14,9 @@ import java.time.Duration;
  *   <li>{@code sandbox4j.commands} (timer, tags {@code backend}, {@code kind} shell|code, {@code status}
  *       completed|timeout|killed|error_runtime|error_setup|failed): command latency;</li>
  *   <li>{@code sandbox4j.commands.timeouts} and {@code sandbox4j.commands.kills} (counters, tags {@code backend},
- *       {@code kind}): commands that ran out of time, and those killed (a memory limit, an explicit kill).</li>
+ *       {@code kind}): commands that ran out of time, and those killed (a memory limit, an explicit kill);</li>
+ *   <li>{@code sandbox4j.status.workers} (gauge) and {@code sandbox4j.status.updates} (counter): workers with a
+ *       {@code set_status} line, and the lines set.</li>
  * </ul>
  */
 final class SandboxMetrics implements CommandObserver {
@@ -27,6 +29,15 @@ final class SandboxMetrics implements CommandObserver {
     void bind(SandboxFactory factory) {
         Gauge.builder("sandbox4j.sandboxes.open", factory, SandboxFactory::openSandboxes)
                 .description("Sandboxes open now").register(registry);
+    }
+
+    /** Counts the status lines set on {@code board} and gauges how many workers have one. */
+    void bind(dev.sandbox4j.tools.StatusBoard board) {
+        Gauge.builder("sandbox4j.status.workers", board, dev.sandbox4j.tools.StatusBoard::size)
+                .description("Workers with a status line (set_status)").register(registry);
+        Counter updates = Counter.builder("sandbox4j.status.updates").description("Status lines set (set_status)")
+                .register(registry);
+        board.subscribe(s -> updates.increment());
     }
 
     @Override

@@ -186,6 +186,8 @@ public class SandboxProperties {
         private boolean enabled = true;
         /** Offer only the reading tools. */
         private boolean readOnly;
+        /** The published tool surface: default, agentbay, coding, execute-code, spacebot, aio or filesystem. */
+        private String profile = "default";
         /** Tools or capabilities switched off: run_commands, run_code, write_files, read_files, or tool names. */
         private List<String> disabled = new ArrayList<>();
         /** Timeout of bash and exec when the model gives none. */
@@ -201,6 +203,14 @@ public class SandboxProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public String getProfile() {
+            return profile;
+        }
+
+        public void setProfile(String profile) {
+            this.profile = profile;
         }
 
         public boolean isReadOnly() {
@@ -521,7 +531,8 @@ public class SandboxProperties {
 
     /** The tool configuration. */
     public ToolConfig toToolConfig() {
-        ToolConfig.Builder b = ToolConfig.builder().readOnly(tools.readOnly).defaultTimeout(tools.defaultTimeout)
+        ToolConfig.Builder b = ToolConfig.builder().profile(tools.profile).readOnly(tools.readOnly)
+                .defaultTimeout(tools.defaultTimeout)
                 .maxTimeout(tools.maxTimeout).defaultCodeTimeout(tools.defaultCodeTimeout)
                 .outputLimit(outputLimit);
         if (!tools.disabled.isEmpty()) {

@@ -245,6 +245,30 @@ class SandboxAutoConfigurationTest {
     }
 
     @Test
+    void setStatusOfTheSpacebotProfile_showsInHealthAndMetrics() {
+        runner.withPropertyValues("sandbox4j.tools.profile=spacebot")
+                .withBean(io.micrometer.core.instrument.MeterRegistry.class,
+                        io.micrometer.core.instrument.simple.SimpleMeterRegistry::new)
+                .run(ctx -> {
+                    SandboxToolCallbacks tools = ctx.getBean(SandboxToolCallbacks.class);
+                    assertThat(names(tools)).contains("shell", "file", "exec", "set_status", "read_skill");
+                    JsonNode set = call(tools, "set_status", "{\"status\":\"indexing\\nthe repo\"}", "w1");
+                    assertThat(set.get("status").asText()).isEqualTo("indexing the repo");
+                    String worker = set.get("worker_id").asText();
+                    assertThat(call(tools, "file", "{\"operation\":\"write\",\"path\":\"SOUL.md\","
+                            + "\"content\":\"x\"}", "w1").get("error_type").asText()).isEqualTo("permission_denied");
+                    Health health = ctx.getBean("sandbox4jHealthIndicator", HealthIndicator.class).health(true);
+                    assertThat(health.getDetails().get("workerStatuses")).isEqualTo(List.of(Map.of("worker", worker,
+                            "status", "indexing the repo", "at", ctx.getBean(dev.sandbox4j.tools.StatusBoard.class)
+                                    .get(worker).orElseThrow().at().toString())));
+                    io.micrometer.core.instrument.MeterRegistry registry = ctx.getBean(
+                            io.micrometer.core.instrument.MeterRegistry.class);
+                    assertThat(registry.get("sandbox4j.status.updates").counter().count()).isEqualTo(1.0);
+                    assertThat(registry.get("sandbox4j.status.workers").gauge().value()).isEqualTo(1.0);
+                });
+    }
+
+    @Test
     void healthIsDownWithTheReasonWhenTheBackendCannotRun() {
         runner.withPropertyValues("sandbox4j.backend=unavailable").run(ctx -> {
             Health health = ctx.getBean("sandbox4jHealthIndicator", HealthIndicator.class).health(true);

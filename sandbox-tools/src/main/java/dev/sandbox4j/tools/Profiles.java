@@ -40,6 +40,8 @@ final class Profiles {
                     "list_allowed_directories" -> Capability.READ_FILES;
             // Spacebot's file tool writes as well as reads: it goes whenever writing is off
             case "file", "file_write", "file_replace" -> Capability.WRITE_FILES;
+            // Spacebot's set_status changes nothing in the sandbox: it stays wherever reading does
+            case "set_status", "read_skill" -> Capability.READ_FILES;
             case "file_read", "file_search", "file_find", "file_grep", "file_glob", "file_list", "file_download" ->
                     Capability.READ_FILES;
             default -> null;

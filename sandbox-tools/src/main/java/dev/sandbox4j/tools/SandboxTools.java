@@ -5,6 +5,7 @@ import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.FileSystem;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.core.GuardedFileSystem;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -249,8 +250,9 @@ public final class SandboxTools {
         }
     }
 
+    /** The sandbox's files, holding the tools' {@link ToolConfig#fileRules()} on top of the sandbox's own. */
     FileSystem fs() {
-        return sandbox.files();
+        return GuardedFileSystem.of(sandbox.files(), config.fileRules());
     }
 
     // ------------------------------------------------------------------ commands

@@ -24,12 +24,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec and its failure shape. */
+/**
+ * The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec, set_status ({@link StatusTool}),
+ * read_skill ({@link SkillTool}) and its failure shape. Its file rules ({@link ToolConfig#fileRules()}) protect the
+ * identity files and refuse symbolic links.
+ */
 final class SpacebotProfile {
     private SpacebotProfile() {
     }
 
-    /** Spacebot's shell, file and exec. */
+    /** Spacebot's shell, file, exec, set_status and read_skill. */
     static void add(ToolConfig c, List<Tool> out) {
         Map<String, String> result = fields("exit_code", "integer", "stdout", "string", "stderr", "string",
                 "summary", "string");
@@ -64,6 +68,8 @@ final class SpacebotProfile {
                         opt("timeout", INTEGER, "Timeout in seconds").withRange(1, 300)
                                 .withDefault(Math.min(300, c.defaultTimeout().toSeconds()))),
                 result), SpacebotProfile::spacebotExec));
+        StatusTool.add(c, out);
+        SkillTool.add(c, out);
     }
 
     private static ToolResult spacebotShell(SandboxTools t, Args a, ToolProgress p) {

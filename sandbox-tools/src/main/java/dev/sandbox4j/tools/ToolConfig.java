@@ -1,5 +1,6 @@
 package dev.sandbox4j.tools;
 
+import dev.sandbox4j.FileRules;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -39,6 +40,9 @@ public final class ToolConfig {
     private final ToolProfile profile;
     private final boolean dotlessNames;
     private final Duration maxTimeoutAsked;
+    private final FileRules fileRulesAsked;
+    private final String skillsDirectory;
+    private final StatusBoard statusBoard;
 
     private ToolConfig(Builder b) {
         this.profile = b.profile;
@@ -68,6 +72,9 @@ public final class ToolConfig {
             off.add(Capability.WRITE_FILES);
         }
         this.disabledCapabilities = Collections.unmodifiableSet(off);
+        this.fileRulesAsked = b.fileRules;
+        this.skillsDirectory = b.skillsDirectory;
+        this.statusBoard = b.statusBoard != null ? b.statusBoard : new StatusBoard();
     }
 
     /** The default profile, bash 120 s (at most 600 s), execute_code 5 s, 15,000 + 15,000 chars per stream, every tool on. */
@@ -94,6 +101,9 @@ public final class ToolConfig {
         b.blockedEnv = List.copyOf(blockedEnv);
         b.readOnly = readOnly;
         b.disabled.addAll(disabled);
+        b.fileRules = fileRulesAsked;
+        b.skillsDirectory = skillsDirectory;
+        b.statusBoard = statusBoard;
         return b;
     }
 
@@ -179,6 +189,31 @@ public final class ToolConfig {
         return Collections.disjoint(spec.capability().reach(), disabledCapabilities);
     }
 
+    /**
+     * The file rules the tools hold on top of the sandbox's own ({@link dev.sandbox4j.SandboxSpec#fileRules()}):
+     * those set, else the profile's ({@link FileRules#SPACEBOT} for {@code spacebot}, none for the others).
+     */
+    public FileRules fileRules() {
+        if (fileRulesAsked != null) {
+            return fileRulesAsked;
+        }
+        return profile == ToolProfile.SPACEBOT ? FileRules.SPACEBOT : FileRules.NONE;
+    }
+
+    /**
+     * Where {@code read_skill} finds installed skills: a directory of the sandbox's workspace, {@code
+     * /workspace/skills} unless set (Spacebot's {@code {workspace}/skills}); mount the host's skills there read-only
+     * ({@link dev.sandbox4j.Mount#readOnly}).
+     */
+    public String skillsDirectory() {
+        return skillsDirectory;
+    }
+
+    /** Where {@code set_status} puts status lines: the one given, else one of this configuration's own. */
+    public StatusBoard statusBoard() {
+        return statusBoard;
+    }
+
     /** Builds a {@link ToolConfig}. */
     public static final class Builder {
         private Duration defaultTimeout = Duration.ofSeconds(120);
@@ -194,6 +229,9 @@ public final class ToolConfig {
         private List<String> blockedEnv = DEFAULT_BLOCKED_ENV;
         private boolean readOnly;
         private final Set<String> disabled = new LinkedHashSet<>();
+        private FileRules fileRules;
+        private String skillsDirectory = "/workspace/skills";
+        private StatusBoard statusBoard;
 
         private Builder() {
         }
@@ -294,6 +332,29 @@ public final class ToolConfig {
             for (Capability c : capabilities) {
                 disabled.add(c.code());
             }
+            return this;
+        }
+
+        /** The file rules the tools hold on top of the sandbox's; replaces the profile's ({@link #fileRules()}). */
+        public Builder fileRules(FileRules rules) {
+            this.fileRules = Objects.requireNonNull(rules, "rules");
+            return this;
+        }
+
+        /** Where {@code read_skill} finds installed skills, a workspace directory ({@code skills} or absolute). */
+        public Builder skillsDirectory(String path) {
+            Objects.requireNonNull(path, "path");
+            if (path.isBlank() || path.indexOf('\0') >= 0 || (path.startsWith("/") && !path.equals("/workspace")
+                    && !path.startsWith("/workspace/"))) {
+                throw new IllegalArgumentException("skills directory '" + path + "' must be a workspace path");
+            }
+            this.skillsDirectory = path;
+            return this;
+        }
+
+        /** Shares a status board (with an MCP server, a health endpoint, other tool sets). */
+        public Builder statusBoard(StatusBoard board) {
+            this.statusBoard = Objects.requireNonNull(board, "board");
             return this;
         }
 

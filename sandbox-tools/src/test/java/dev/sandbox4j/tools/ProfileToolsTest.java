@@ -55,7 +55,8 @@ class ProfileToolsTest {
 
     @Test
     void spacebotReadOnly_dropsTheFileTool_becauseItWrites() {
-        assertThat(SandboxTools.specs(ToolConfig.builder().profile("spacebot").readOnly(true).build())).isEmpty();
+        assertThat(SandboxTools.specs(ToolConfig.builder().profile("spacebot").readOnly(true).build()))
+                .extracting(ToolSpec::name).containsExactly("set_status", "read_skill");
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             ToolResult r = new SandboxTools(sandbox, ToolConfig.builder().profile("spacebot").readOnly(true).build())
                     .call("file", Map.of("operation", "read", "path", "x"));
