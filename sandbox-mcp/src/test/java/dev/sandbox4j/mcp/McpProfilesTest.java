@@ -121,7 +121,15 @@ class McpProfilesTest {
                     call("exec", args("program", "echo", "args", List.of("a b"), "env",
                             List.of(Map.of("key", "CI", "value", "1")), "timeout", 30), "stdout=a b\n", "exit_code=0"),
                     call("exec", args("program", "echo", "env", List.of(Map.of("key", "LD_PRELOAD", "value",
-                            "x.so"))), "error_type=permission_denied"));
+                            "x.so"))), "error_type=permission_denied"),
+                    // the browser: Chromium in the jail (CI installs it); the memory backend refuses, typed
+                    backend.equals("memory") ? call("browser", args("action", "launch"), "error_type=unsupported")
+                            : call("browser", args("action", "launch"), "success=true"),
+                    call("browser", args("action", "navigate", "url", "http://169.254.169.254/latest/"),
+                            backend.equals("memory") ? "error_type=closed" : "error_type=permission_denied"),
+                    call("browser", args("action", backend.equals("memory") ? "snapshot" : "screenshot"),
+                            backend.equals("memory") ? "error_type=closed" : "screenshot_path"),
+                    call("browser", args("action", "close"), "success=true"));
             case "aio" -> List.of(
                     call("file_write", args("file", "x/b.bin", "content", "AAEC/w==", "encoding", "base64"),
                             "bytes_written=4"),

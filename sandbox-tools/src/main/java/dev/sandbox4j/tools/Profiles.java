@@ -33,7 +33,7 @@ final class Profiles {
             return c;
         }
         return switch (tool) {
-            case "shell", "sub_agent" -> Capability.RUN_COMMANDS;
+            case "shell", "sub_agent", "browser" -> Capability.RUN_COMMANDS; // the browser runs Chromium, writes PNGs
             case "run_code", EXECUTE_CODE_NAME -> Capability.RUN_CODE;
             case "read_text_file", "read_media_file", "list_directory_with_sizes", "directory_tree",
                     "list_allowed_directories" -> Capability.READ_FILES;

@@ -24,7 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec and its failure shape. */
+/** The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec, browser and its failure shape. */
 final class SpacebotProfile {
     private SpacebotProfile() {
     }
@@ -64,6 +64,7 @@ final class SpacebotProfile {
                         opt("timeout", INTEGER, "Timeout in seconds").withRange(1, 300)
                                 .withDefault(Math.min(300, c.defaultTimeout().toSeconds()))),
                 result), SpacebotProfile::spacebotExec));
+        out.add(BrowserTool.spacebot(c));
     }
 
     private static ToolResult spacebotShell(SandboxTools t, Args a, ToolProgress p) {

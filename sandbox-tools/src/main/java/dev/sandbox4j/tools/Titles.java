@@ -38,6 +38,7 @@ final class Titles {
             // agentbay, spacebot
             Map.entry("shell", "Run shell command"),
             Map.entry("file", "Read, write or list files"),
+            Map.entry("browser", "Drive a headless browser"),
             // aio (one tool per /v1/file/* endpoint)
             Map.entry("file_read", "Read file"),
             Map.entry("file_write", "Write file"),

@@ -39,8 +39,10 @@ public final class ToolConfig {
     private final ToolProfile profile;
     private final boolean dotlessNames;
     private final Duration maxTimeoutAsked;
+    private final Browser.Options browser;
 
     private ToolConfig(Builder b) {
+        this.browser = b.browser;
         this.profile = b.profile;
         this.dotlessNames = b.dotlessNames;
         this.defaultTimeout = b.defaultTimeout;
@@ -94,6 +96,7 @@ public final class ToolConfig {
         b.blockedEnv = List.copyOf(blockedEnv);
         b.readOnly = readOnly;
         b.disabled.addAll(disabled);
+        b.browser = browser;
         return b;
     }
 
@@ -180,6 +183,14 @@ public final class ToolConfig {
     }
 
     /** Builds a {@link ToolConfig}. */
+    /**
+     * How the {@code browser} tool launches Chromium in the sandbox ({@link Browser.Options#defaults()}: evaluate off,
+     * 1280x720, screenshots under {@code screenshots/}).
+     */
+    public Browser.Options browser() {
+        return browser;
+    }
+
     public static final class Builder {
         private Duration defaultTimeout = Duration.ofSeconds(120);
         private Duration maxTimeout;
@@ -194,8 +205,15 @@ public final class ToolConfig {
         private List<String> blockedEnv = DEFAULT_BLOCKED_ENV;
         private boolean readOnly;
         private final Set<String> disabled = new LinkedHashSet<>();
+        private Browser.Options browser = Browser.Options.defaults();
 
         private Builder() {
+        }
+
+        /** The browser tool's launch options (Spacebot's {@code evaluate_enabled}, {@code executable_path}, ...). */
+        public Builder browser(Browser.Options options) {
+            this.browser = java.util.Objects.requireNonNull(options, "options");
+            return this;
         }
 
         public Builder defaultTimeout(Duration timeout) {
