@@ -107,12 +107,15 @@ public final class BrowserMeasure {
                 b.navigate(base + "/small.html");
                 Thread.sleep(3000);
                 long pss = 0;
+                long anon = 0;
                 int procs = 0;
                 for (ProcessHandle p : browserTree(b)) {
-                    pss += pssKb(p.pid());
+                    pss += kb(p.pid(), "Pss:");
+                    anon += kb(p.pid(), "Pss_Anon:");
                     procs++;
                 }
-                System.out.printf("idle browser on a small page: %d processes, PSS %.1f MiB%n", procs, pss / 1024.0);
+                System.out.printf("idle browser on a small page: %d processes, PSS %.1f MiB, of which anonymous"
+                        + " (heap, not the shared binary's pages) %.1f MiB%n", procs, pss / 1024.0, anon / 1024.0);
             }
         } finally {
             server.stop(0);
@@ -142,10 +145,10 @@ public final class BrowserMeasure {
         }
     }
 
-    static long pssKb(long pid) {
+    static long kb(long pid, String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/smaps_rollup"))) {
-                if (line.startsWith("Pss:")) {
+                if (line.startsWith(field)) {
                     return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }
