@@ -26,7 +26,7 @@ class Cdp:
     def __init__(self, wfd, rfd):
         self.w, self.r, self.next, self.lock = wfd, rfd, 0, threading.Lock()
         self.waiting, self.cond, self.loads, self.docs, self.dead = {}, threading.Condition(), {}, {}, None
-        self.navs, self.loading = {}, {}
+        self.navs, self.loading, self.crashed, self.targets = {}, {}, {}, {}
         threading.Thread(target=self.read, daemon=True).start()
 
     def read(self):
@@ -63,12 +63,15 @@ class Cdp:
                 elif meth == "Network.responseReceived" and p.get("type") == "Document":
                     r = p["response"]
                     self.docs[(s, p.get("loaderId"))] = (r.get("status"), r.get("headers", {}))
+                elif meth == "Target.targetCrashed":  # the renderer died: out of memory, most often
+                    self.crashed[p.get("targetId")] = "%s (code %s)" % (p.get("status"), p.get("errorCode"))
                 elif meth == "Page.javascriptDialogOpening":
                     threading.Thread(target=lambda: self.call("Page.handleJavaScriptDialog", {"accept": False}, s),
                                      daemon=True).start()
             self.cond.notify_all()
 
     def call(self, method, params=None, session=None, timeout=30):
+        self.check(session)
         with self.lock:
             self.next += 1
             i = self.next
@@ -81,6 +84,7 @@ class Cdp:
             while i not in self.waiting:
                 if self.dead:
                     raise Fail("backend_unavailable", "the browser ended: " + self.dead)
+                self.check(session)
                 if not self.cond.wait(max(0, end - time.time())) and time.time() >= end:
                     raise Fail("timeout", method + " took over %ds" % timeout)
             r = self.waiting.pop(i)
@@ -88,17 +92,25 @@ class Cdp:
             raise Fail("io_error", method + ": " + r["error"].get("message", "failed"))
         return r.get("result", {})
 
+    def check(self, session):
+        why = self.crashed.get(self.targets.get(session)) if session else None
+        if why:
+                raise Fail("backend_unavailable", "the page crashed: %s; the sandbox's memory limit or the"
+                           " renderer's own ended it. close_tab it, or open another tab" % why)
+
     def wait_load(self, session, seen, timeout):
         end = time.time() + timeout
         with self.cond:
-            while self.loads.get(session, 0) <= seen and time.time() < end and not self.dead:
+            while self.loads.get(session, 0) <= seen and time.time() < end and not self.dead \
+                    and self.targets.get(session) not in self.crashed:
                 self.cond.wait(end - time.time())
             return self.loads.get(session, 0) > seen
 
     def settle(self, session, timeout):
         end = time.time() + timeout
         with self.cond:
-            while self.loading.get(session) and time.time() < end and not self.dead:
+            while self.loading.get(session) and time.time() < end and not self.dead \
+                    and self.targets.get(session) not in self.crashed:
                 self.cond.wait(end - time.time())
 
 
@@ -159,6 +171,7 @@ class Browser:
         if s is None:
             s = self.cdp.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
             self.sessions[target] = s
+            self.cdp.targets[s] = target
             for m in ("Page.enable", "Network.enable"):
                 self.cdp.call(m, session=s)
             self.cdp.call("Emulation.setDeviceMetricsOverride",
@@ -188,6 +201,7 @@ class Browser:
         status = None
         if r.get("loaderId"):
             if not self.cdp.wait_load(s, seen, timeout):
+                self.cdp.check(s)
                 raise Fail("timeout", "%s did not finish loading within %ds" % (url, timeout))
             doc = self.cdp.docs.pop((s, r["loaderId"]), None)
             if doc:
@@ -392,6 +406,10 @@ def send(m):
 
 
 def main():
+    if not os.access(CHROMIUM, os.X_OK):
+        send({"id": 0, "ok": False, "kind": "backend_unavailable", "error": "no Chromium at %s in the sandbox (install"
+              " Debian's chromium there, use the browser image, or name another binary in the options)" % CHROMIUM})
+        return
     try:
         b = Browser()
     except Fail as e:

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.NetworkPolicy;
+import dev.sandbox4j.ResourceLimits;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
@@ -22,6 +23,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -104,6 +106,9 @@ class BrowserTest {
                     + "height:50px\">Box</button></div></body></html>";
             case "/big.html" -> "<html><head><title>Big</title></head><body><pre>" + "x".repeat(300_000)
                     + "</pre></body></html>";
+            case "/hog.html" -> "<html><head><title>Hog</title></head><body><script>const keep = [];"
+                    + "setTimeout(function grow() { for (let i = 0; i < 20; i++) keep.push(new Array(1 << 20).fill(i));"
+                    + " setTimeout(grow, 0); }, 100);</script></body></html>";
             case "/many.html" -> "<html><head><title>Many</title></head><body>" + buttons(1000) + "</body></html>";
             default -> null;
         };
@@ -264,6 +269,36 @@ class BrowserTest {
             own.close();
             assertThat(waitForNone(profile)).as("chromium processes after the sandbox closed").isEmpty();
             assertThat(b.isOpen()).isFalse();
+        }
+    }
+
+    @Test
+    void aPageThatAllocatesWithoutEnd_isStoppedByTheSandboxsMemoryLimit() throws Exception {
+        SandboxSpec small = SandboxSpec.builder().network(NetworkPolicy.allowDomains("pages.test:"
+                + server.getAddress().getPort())).limits(ResourceLimits.DEFAULTS.withMemoryBytes(768L << 20)).build();
+        try (Sandbox own = Sandboxes.open("local", small);
+             Browser b = Browser.launch(own, Browser.Options.defaults().withTimeout(Duration.ofSeconds(10)))) {
+            b.navigate(base + "/hog.html");
+            SandboxException stopped = null;
+            for (int i = 0; i < 120 && stopped == null; i++) { // each call fails fast once the renderer is gone
+                try {
+                    b.page();
+                    b.snapshot();
+                    Thread.sleep(250);
+                } catch (SandboxException e) {
+                    stopped = e;
+                }
+            }
+            assertThat(stopped).as("the page was stopped").isNotNull();
+            System.out.println("[browser] the allocating page was stopped: " + stopped.getMessage());
+            assertThat(stopped.kind()).isEqualTo(ErrorKind.BACKEND_UNAVAILABLE);
+            assertThat(stopped.getMessage()).as("the renderer was SIGKILLed (the cgroup OOM kill)").containsAnyOf(
+                    "killed", "oom");
+            assertThat(own.shell().run("echo alive").stdout()).isEqualTo("alive\n");
+            if (b.isOpen()) { // the renderer died, the browser lives: another tab works
+                b.open(base + "/other.html");
+                assertThat(b.page().title()).isEqualTo("Other");
+            }
         }
     }
 
