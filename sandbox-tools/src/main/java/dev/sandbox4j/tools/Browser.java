@@ -283,7 +283,8 @@ public final class Browser implements AutoCloseable {
             r.put("ref", ref);
         }
         Map<String, Object> out = driver.call(r);
-        return new Screenshot(page(out), sandbox.files().stat(path).path(), num(out, "bytes"));
+        dev.sandbox4j.FileInfo saved = sandbox.files().stat(path); // its size as the file system says, not the driver
+        return new Screenshot(page(out), saved.path(), saved.size());
     }
 
     public Content content() {

@@ -104,17 +104,7 @@ final class BrowserTool {
                 return ok("opened a new tab" + (url == null ? "" : " at " + url), b.open(url), f);
             }
             case "tabs" -> {
-                List<Object> tabs = new ArrayList<>();
-                for (Browser.Tab tab : b.tabs()) {
-                    Map<String, Object> one = new LinkedHashMap<>();
-                    one.put("target_id", tab.targetId());
-                    one.put("title", tab.title());
-                    one.put("url", tab.url());
-                    one.put("active", tab.active());
-                    tabs.add(one);
-                }
-                f.put("tabs", tabs);
-                return ok(tabs.size() + " tab(s) open", null, f);
+                return tabs(b, f);
             }
             case "focus" -> {
                 return ok("switched to tab " + a.text("target_id"), b.focus(a.text("target_id")), f);
@@ -152,6 +142,20 @@ final class BrowserTool {
                 return ok("browser closed", null, f);
             }
         }
+    }
+
+    private static ToolResult tabs(Browser b, Map<String, Object> f) {
+        List<Object> tabs = new ArrayList<>();
+        for (Browser.Tab tab : b.tabs()) {
+            Map<String, Object> one = new LinkedHashMap<>();
+            one.put("target_id", tab.targetId());
+            one.put("title", tab.title());
+            one.put("url", tab.url());
+            one.put("active", tab.active());
+            tabs.add(one);
+        }
+        f.put("tabs", tabs);
+        return ok(tabs.size() + " tab(s) open", null, f);
     }
 
     private static ToolResult snapshot(Browser b, Map<String, Object> f) {
@@ -194,8 +198,10 @@ final class BrowserTool {
         f.put("screenshot_path", s.path());
         List<ToolResult.Image> images = new ArrayList<>();
         if (s.bytes() <= MAX_IMAGE_BYTES) {
-            images.add(new ToolResult.Image(Base64.getEncoder().encodeToString(t.sandbox().files()
-                    .readBytes(s.path())), "image/png"));
+            byte[] png = t.sandbox().files().readBytes(s.path(), 0, MAX_IMAGE_BYTES + 1);
+            if (png.length <= MAX_IMAGE_BYTES) { // the sandbox may have swapped the file since
+                images.add(new ToolResult.Image(Base64.getEncoder().encodeToString(png), "image/png"));
+            }
         }
         Map<String, Object> all = page("screenshot saved to " + s.path() + " (" + s.bytes() + " bytes)", s.page(), f);
         return ToolResult.ok(all, images);

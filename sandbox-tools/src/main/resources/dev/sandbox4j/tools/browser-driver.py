@@ -27,6 +27,7 @@ class Cdp:
         self.w, self.r, self.next, self.lock = wfd, rfd, 0, threading.Lock()
         self.waiting, self.cond, self.loads, self.docs, self.dead = {}, threading.Condition(), {}, {}, None
         self.navs, self.loading, self.crashed, self.targets = {}, {}, {}, {}
+        self.requests, self.starts = {}, {}  # navigations asked for, and loads started, per session
         threading.Thread(target=self.read, daemon=True).start()
 
     def read(self):
@@ -56,7 +57,10 @@ class Cdp:
                     self.loads[s] = self.loads.get(s, 0) + 1
                 elif meth == "Page.frameNavigated" and not p["frame"].get("parentId"):
                     self.navs[s] = self.navs.get(s, 0) + 1
+                elif meth in ("Page.frameRequestedNavigation", "Page.frameScheduledNavigation"):
+                    self.requests[s] = self.requests.get(s, 0) + 1
                 elif meth == "Page.frameStartedLoading":
+                    self.starts[s] = self.starts.get(s, 0) + 1
                     self.loading.setdefault(s, set()).add(p.get("frameId"))
                 elif meth == "Page.frameStoppedLoading":
                     self.loading.setdefault(s, set()).discard(p.get("frameId"))
@@ -105,6 +109,21 @@ class Cdp:
                     and self.targets.get(session) not in self.crashed:
                 self.cond.wait(end - time.time())
             return self.loads.get(session, 0) > seen
+
+    def until(self, session, pred, timeout):
+        end = time.time() + timeout
+        with self.cond:
+            while not pred() and time.time() < end and not self.dead and self.targets.get(session) not in self.crashed:
+                self.cond.wait(end - time.time())
+
+    def after_input(self, session, before, timeout):
+        """Waits for the load an input event started, if any: a navigation asked for or a load started within
+        0.5 s (a form submit, a link), then that load to start (2 s) and end (timeout)."""
+        reqs, starts = before
+        self.until(session, lambda: self.requests.get(session, 0) > reqs or self.starts.get(session, 0) > starts, 0.5)
+        if self.requests.get(session, 0) > reqs:
+            self.until(session, lambda: self.starts.get(session, 0) > starts, 2)
+        self.settle(session, timeout)
 
     def settle(self, session, timeout):
         end = time.time() + timeout
@@ -196,6 +215,9 @@ class Browser:
         self.refs = {}
         seen = self.cdp.loads.get(s, 0)
         r = self.cdp.call("Page.navigate", {"url": url}, s, timeout)
+        if r.get("errorText") == "net::ERR_TUNNEL_CONNECTION_FAILED":  # https: the proxy answered CONNECT with no 200
+            raise Fail("io_error", "navigation to %s failed: the sandbox's egress proxy refused or could not open the"
+                       " tunnel (a name off the allow-list, a denied address, or an unreachable host)" % url)
         if r.get("errorText"):
             raise Fail("io_error", "navigation to %s failed: %s" % (url, r["errorText"]))
         status = None
@@ -301,8 +323,9 @@ class Browser:
         self.cdp.call("Input.dispatchKeyEvent", dict(base, type="keyDown" if text else "rawKeyDown", **({"text": text} if text else {})), s)
         self.cdp.call("Input.dispatchKeyEvent", dict(base, type="keyUp"), s)
 
-    def act(self, kind, ref, text, key):
+    def act(self, kind, ref, text, key, timeout):
         s = self.session(self.active)
+        before = (self.cdp.requests.get(s, 0), self.cdp.starts.get(s, 0))
         if kind in ("click", "hover"):
             x, y = self.center(ref)
             self.cdp.call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, s)
@@ -329,8 +352,11 @@ class Browser:
             self.cdp.call("DOM.focus", {"backendNodeId": self.node(ref)}, s)
         else:
             raise Fail("invalid_argument", "unknown act_kind " + kind)
-        time.sleep(0.05)  # let the page's handlers run (and a navigation they start begin) before looking again
-        self.cdp.settle(s, 30)
+        if kind in ("click", "press_key"):  # what starts navigations (a submit, a link); the rest waits for none
+            self.cdp.after_input(s, before, timeout)
+        else:
+            self.cdp.settle(s, timeout)
+        self.cdp.check(s)
         return self.page({})
 
     def screenshot(self, full, ref, path):
@@ -388,7 +414,7 @@ class Browser:
         if op == "snapshot":
             return self.snapshot()
         if op == "act":
-            return self.act(r["kind"], r.get("ref"), r.get("text", ""), r.get("key", ""))
+            return self.act(r["kind"], r.get("ref"), r.get("text", ""), r.get("key", ""), t)
         if op == "screenshot":
             return self.screenshot(bool(r.get("full_page")), r.get("ref"), r["path"])
         if op == "content":
