@@ -248,6 +248,9 @@ class BrowserTest {
             assertThatThrownBy(() -> browser.navigate(url)).as(url).isInstanceOf(SandboxException.class)
                     .extracting(e -> ((SandboxException) e).kind()).isEqualTo(ErrorKind.PERMISSION_DENIED);
         }
+        // https off the allow-list: Chromium asks the proxy for a tunnel, which it refuses
+        assertThatThrownBy(() -> browser.navigate("https://elsewhere.test:" + port + "/"))
+                .isInstanceOf(SandboxException.class).hasMessageContaining("refused or could not open the tunnel");
         assertThat(hits.get()).as("requests that reached the page server").isEqualTo(before);
     }
 
