@@ -6,6 +6,8 @@
 # With --corpus it also builds the seccomp corpus image (tag <tag>-corpus, default
 # sandbox4j/runtime:bookworm-corpus): the same rootfs plus gcc, libc6-dev, make, git, a headless JRE and strace, which
 # DockerSeccompTest's workload corpus runs in (the runtime image stays small; the other tests use it).
+# With --browser it builds the browser image (tag <tag>-browser) FROM the runtime image: Debian's chromium (and one
+# font package) added with apt, setuid bits stripped; docs/browser.md's engine runs Chromium there.
 # Requirements (fresh Debian 12): docker.io, debootstrap, root (or sudo) for debootstrap.
 # Env: SANDBOX4J_DOCKER_IMAGE (tag), DEBIAN_MIRROR (defaults to the first deb.debian.org-style URI
 # in /etc/apt/sources.list*, else http://deb.debian.org/debian), SANDBOX_UID (10001).
@@ -14,19 +16,49 @@ set -euo pipefail
 TAG="${SANDBOX4J_DOCKER_IMAGE:-sandbox4j/runtime:bookworm}"
 FORCE=0
 CORPUS=0
+BROWSER=0
+BROWSER_PACKAGES="chromium fonts-liberation"
 CORPUS_PACKAGES="gcc libc6-dev make git default-jre-headless strace"
 for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
     --corpus) CORPUS=1 ;;
+    --browser) BROWSER=1 ;;
     --tag=*) TAG="${a#--tag=}" ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a" >&2; exit 2 ;;
   esac
 done
 
 CORPUS_TAG="$TAG-corpus"
+BROWSER_TAG="$TAG-browser"
 have() { docker image inspect "$1" >/dev/null 2>&1; }
+
+# The browser image, FROM the runtime image (built first when missing).
+build_browser() {
+  local start; start=$(date +%s)
+  docker build -q -t "$BROWSER_TAG" - <<DOCKERFILE
+FROM $TAG
+USER root
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      $BROWSER_PACKAGES >/dev/null && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /usr/share/doc/* /usr/share/man/* \
+    && (find / -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} + || true) \
+    && test -x /usr/lib/chromium/chromium
+USER $(docker image inspect "$TAG" --format '{{.Config.User}}')
+LABEL dev.sandbox4j.image=1
+DOCKERFILE
+  echo "built $BROWSER_TAG in $(( $(date +%s) - start ))s"
+  docker image inspect "$BROWSER_TAG" --format '{{.Id}} {{.Size}}'
+}
+# The rootfs images already there: only the browser image may be missing (built FROM the runtime image, no rootfs).
+if [[ $BROWSER -eq 1 && $FORCE -eq 0 ]] && have "$TAG" && { [[ $CORPUS -eq 0 ]] || have "$CORPUS_TAG"; }; then
+  if have "$BROWSER_TAG"; then
+    echo "image $BROWSER_TAG already present (use --force to rebuild)"
+  else
+    build_browser
+  fi
+  exit 0
+fi
 if [[ $FORCE -eq 0 ]] && have "$TAG" && { [[ $CORPUS -eq 0 ]] || have "$CORPUS_TAG"; }; then
   echo "image $TAG$([[ $CORPUS -eq 1 ]] && echo " and $CORPUS_TAG") already present (use --force to rebuild)"
   exit 0
@@ -101,4 +133,7 @@ if [[ $CORPUS -eq 1 ]]; then
     $CORPUS_PACKAGES >/dev/null
   $SUDO umount "$ROOT/proc"
   strip_and_import "$CORPUS_TAG"
+fi
+if [[ $BROWSER -eq 1 ]]; then
+  build_browser
 fi

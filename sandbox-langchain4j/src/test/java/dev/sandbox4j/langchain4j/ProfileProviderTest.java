@@ -24,7 +24,7 @@ class ProfileProviderTest {
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             Map<ToolSpecification, ToolExecutor> spacebot = new SandboxToolProvider(sandbox,
                     ToolConfig.builder().profile("spacebot").build()).tools();
-            assertThat(spacebot.keySet()).extracting(ToolSpecification::name).containsExactly("shell", "file", "exec");
+            assertThat(spacebot.keySet()).extracting(ToolSpecification::name).containsExactly("shell", "file", "exec", "browser");
             JsonArraySchema env = (JsonArraySchema) named(spacebot, "exec").parameters().properties().get("env");
             assertThat(((JsonObjectSchema) env.items()).required()).containsExactly("key", "value");
             JsonEnumSchema op = (JsonEnumSchema) named(spacebot, "file").parameters().properties().get("operation");

@@ -130,7 +130,15 @@ class McpProfilesTest {
                     call("file", args("operation", "write", "path", "skills/demo/SKILL.md", "content",
                             "---\nname: demo\n---\nRun {baseDir}/go.sh\n"), "bytes_written"),
                     call("read_skill", args("name", "Demo"), "content=Run /workspace/skills/demo/go.sh\n",
-                            "base_path=/workspace/skills/demo"));
+                            "base_path=/workspace/skills/demo"),
+                    // the browser: Chromium in the jail (CI installs it); the memory backend refuses, typed
+                    backend.equals("memory") ? call("browser", args("action", "launch"), "error_type=unsupported")
+                            : call("browser", args("action", "launch"), "success=true"),
+                    call("browser", args("action", "navigate", "url", "http://169.254.169.254/latest/"),
+                            backend.equals("memory") ? "error_type=closed" : "error_type=permission_denied"),
+                    call("browser", args("action", backend.equals("memory") ? "snapshot" : "screenshot"),
+                            backend.equals("memory") ? "error_type=closed" : "screenshot_path"),
+                    call("browser", args("action", "close"), "success=true"));
             case "aio" -> List.of(
                     call("file_write", args("file", "x/b.bin", "content", "AAEC/w==", "encoding", "base64"),
                             "bytes_written=4"),

@@ -33,7 +33,7 @@ final class Profiles {
             return c;
         }
         return switch (tool) {
-            case "shell", "sub_agent", "exec_command", "write_stdin" -> Capability.RUN_COMMANDS;
+            case "shell", "sub_agent", "exec_command", "write_stdin", "browser" -> Capability.RUN_COMMANDS;
             case "apply_patch" -> Capability.WRITE_FILES;
             case "run_code", EXECUTE_CODE_NAME -> Capability.RUN_CODE;
             case "read_text_file", "read_media_file", "list_directory_with_sizes", "directory_tree",

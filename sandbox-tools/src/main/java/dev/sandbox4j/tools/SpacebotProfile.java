@@ -25,9 +25,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec, set_status ({@link StatusTool}),
- * read_skill ({@link SkillTool}) and its failure shape. Its file rules ({@link ToolConfig#fileRules()}) protect the
- * identity files and refuse symbolic links.
+ * The Spacebot surface ({@link ToolProfile#SPACEBOT}): shell, file, exec, browser ({@link BrowserTool}), set_status
+ * ({@link StatusTool}), read_skill ({@link SkillTool}) and its failure shape. Its file rules
+ * ({@link ToolConfig#fileRules()}) protect the identity files and refuse symbolic links.
  */
 final class SpacebotProfile {
     private SpacebotProfile() {
@@ -68,6 +68,7 @@ final class SpacebotProfile {
                         opt("timeout", INTEGER, "Timeout in seconds").withRange(1, 300)
                                 .withDefault(Math.min(300, c.defaultTimeout().toSeconds()))),
                 result), SpacebotProfile::spacebotExec));
+        out.add(BrowserTool.spacebot(c));
         StatusTool.add(c, out);
         SkillTool.add(c, out);
     }

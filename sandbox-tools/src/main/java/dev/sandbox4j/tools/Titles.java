@@ -38,6 +38,7 @@ final class Titles {
             // agentbay, spacebot
             Map.entry("shell", "Run shell command"),
             Map.entry("file", "Read, write or list files"),
+            Map.entry("browser", "Drive a headless browser"),
             Map.entry("set_status", "Set worker status"),
             Map.entry("read_skill", "Read installed skill"),
             // aio (one tool per /v1/file/* endpoint)

@@ -43,8 +43,10 @@ public final class ToolConfig {
     private final FileRules fileRulesAsked;
     private final String skillsDirectory;
     private final StatusBoard statusBoard;
+    private final Browser.Options browser;
 
     private ToolConfig(Builder b) {
+        this.browser = b.browser;
         this.profile = b.profile;
         this.dotlessNames = b.dotlessNames;
         this.defaultTimeout = b.defaultTimeout;
@@ -104,6 +106,7 @@ public final class ToolConfig {
         b.fileRules = fileRulesAsked;
         b.skillsDirectory = skillsDirectory;
         b.statusBoard = statusBoard;
+        b.browser = browser;
         return b;
     }
 
@@ -215,6 +218,14 @@ public final class ToolConfig {
     }
 
     /** Builds a {@link ToolConfig}. */
+    /**
+     * How the {@code browser} tool launches Chromium in the sandbox ({@link Browser.Options#defaults()}: evaluate off,
+     * 1280x720, screenshots under {@code screenshots/}).
+     */
+    public Browser.Options browser() {
+        return browser;
+    }
+
     public static final class Builder {
         private Duration defaultTimeout = Duration.ofSeconds(120);
         private Duration maxTimeout;
@@ -232,8 +243,15 @@ public final class ToolConfig {
         private FileRules fileRules;
         private String skillsDirectory = "/workspace/skills";
         private StatusBoard statusBoard;
+        private Browser.Options browser = Browser.Options.defaults();
 
         private Builder() {
+        }
+
+        /** The browser tool's launch options (Spacebot's {@code evaluate_enabled}, {@code executable_path}, ...). */
+        public Builder browser(Browser.Options options) {
+            this.browser = java.util.Objects.requireNonNull(options, "options");
+            return this;
         }
 
         public Builder defaultTimeout(Duration timeout) {
