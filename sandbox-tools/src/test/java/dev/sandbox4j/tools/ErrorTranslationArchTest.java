@@ -32,9 +32,9 @@ class ErrorTranslationArchTest {
         "dev.sandbox4j.kubernetes; KubeErrors",
         "dev.sandbox4j.memory; MemoryErrors",
         // issue 35 added the workspace sources' contract: host directory checks at open (HostDirs) and the change
-        // set (ChangeSet; NoChangeSet for sources without one)
+        // set (ChangeSet; NoChangeSet for sources without one), and the git source's clone in the sandbox (GitSeed)
         "dev.sandbox4j.core; Arguments WorkspacePaths TextEdits GrepScan NioWorkspace AgentShell AgentCommand "
-                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet"})
+                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet GitSeed"})
     void onlyTheErrorTranslatorConstructsSandboxException(String pkg, String translators) {
         Set<String> allowed = Set.of(translators.trim().split("\\s+"));
         var classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
