@@ -246,6 +246,13 @@ public class SandboxAgentTools {
         return call("stop_watch", "watch_id", watchId);
     }
 
+    @Tool(name = "workspace_changes", value = "List what you changed in the workspace since it was opened from the"
+            + " user's directory (path, kind, type), as the user will review it; with diff true also the unified diff.")
+    public String workspaceChanges(@P(name = "diff", description = "Also return the unified diff (default false)",
+            required = false) Boolean diff) {
+        return call("workspace_changes", "diff", diff);
+    }
+
     // code contexts (issue 13)
 
     @Tool(name = "create_code_context", value = "Start a python or javascript code context whose variables, imports"

@@ -56,7 +56,7 @@ class SandboxAgentToolsTest {
     void toolMethodSchemasUseTheCatalogsNamesAndRequiredFlags() throws Exception {
         Map<String, ToolSpecification> specs = byName(ToolSpecifications.toolSpecificationsFrom(
                 new SandboxAgentTools(sandbox)));
-        assertThat(specs).hasSize(24);
+        assertThat(specs).hasSize(25);
         for (ToolSpec tool : SandboxTools.allSpecs()) {
             ToolSpecification s = specs.get(tool.name());
             assertThat(s).as(tool.name()).isNotNull();
@@ -121,7 +121,7 @@ class SandboxAgentToolsTest {
         Map<ToolSpecification, ToolExecutor> tools = provider.tools();
         assertThat(tools.keySet()).extracting(ToolSpecification::name).containsExactly("view", "read_file",
                 "read_multiple_files", "list_directory", "get_file_info", "search_files", "grep", "watch_files",
-                "poll_watch", "wait_for_file", "stop_watch");
+                "poll_watch", "wait_for_file", "stop_watch", "workspace_changes");
         ToolSpecification grep = tools.keySet().stream().filter(s -> s.name().equals("grep")).findFirst()
                 .orElseThrow();
         assertThat(grep.parameters().properties()).containsKeys("pattern", "include", "case_insensitive");
@@ -137,7 +137,7 @@ class SandboxAgentToolsTest {
         String wrongType = exec.execute(ToolExecutionRequest.builder().name("grep")
                 .arguments("{\"pattern\":\"x\",\"max_results\":\"many\"}").build(), null);
         assertThat(JSON.readTree(wrongType).get("message").asText()).contains("max_results", "integer");
-        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(24);
+        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(25);
     }
 
     interface Agent {

@@ -63,7 +63,9 @@ class McpProfilesTest {
                             "events"),
                     call("wait_for_file", args("path", "seen.txt", "timeout_ms", 5000), "found=true", "event"),
                     call("stop_watch", args("watch_id", "w1"), "stopped=true"),
-                    call("poll_watch", args("watch_id", "w1"), "error_type=not_found"));
+                    call("poll_watch", args("watch_id", "w1"), "error_type=not_found"),
+                    // an empty workspace has no change set: the tool answers so, typed
+                    call("workspace_changes", args(), "error_type=unsupported"));
             case "agentbay" -> List.of(
                     // the document's system tools: create_sandbox, then shell with its required sandbox_id
                     call("create_sandbox", args(), "success=true", "sandbox_id"),

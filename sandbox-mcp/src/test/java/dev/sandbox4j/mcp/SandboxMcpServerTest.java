@@ -140,9 +140,9 @@ class SandboxMcpServerTest {
         assertThat(names).contains("bash", "exec", "execute_code", "view", "read_file", "read_multiple_files",
                 "write_file", "create_file", "str_replace", "edit_file", "create_directory", "list_directory",
                 "get_file_info", "move_file", "search_files", "grep", "watch_files", "poll_watch", "wait_for_file",
-                "stop_watch", "create_code_context", "run_code", "destroy_code_context", "sub_agent",
-                "create_sandbox", "kill_sandbox")
-                .hasSize(26);
+                "stop_watch", "workspace_changes", "create_code_context", "run_code", "destroy_code_context",
+                "sub_agent", "create_sandbox", "kill_sandbox")
+                .hasSize(27);
         for (JsonNode t : tools) {
             if (!t.get("name").asText().equals("create_sandbox")) {
                 assertThat(t.at("/inputSchema/properties/sandbox_id/type").asText()).isEqualTo("string");
@@ -223,7 +223,7 @@ class SandboxMcpServerTest {
         start(ToolConfig.builder().readOnly(true).build(), 4, Duration.ofMinutes(5));
         assertThat(toolNames()).containsExactlyInAnyOrder("view", "read_file", "read_multiple_files",
                 "list_directory", "get_file_info", "search_files", "grep", "watch_files", "poll_watch",
-                "wait_for_file", "stop_watch", "create_sandbox", "kill_sandbox");
+                "wait_for_file", "stop_watch", "workspace_changes", "create_sandbox", "kill_sandbox");
         JsonNode reply = request("tools/call", Map.of("name", "write_file", "arguments",
                 Map.of("path", "x", "content", "y")));
         assertThat(reply.toString()).doesNotContain("\"success\":true");

@@ -38,7 +38,8 @@ final class Catalog {
             case "write_file", "create_file", "str_replace", "edit_file", "create_directory", "move_file" ->
                     Capability.WRITE_FILES;
             case "view", "read_file", "read_multiple_files", "list_directory", "get_file_info", "search_files",
-                    "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch" -> Capability.READ_FILES;
+                    "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch", "workspace_changes" ->
+                    Capability.READ_FILES;
             default -> null;
         };
     }
@@ -105,6 +106,8 @@ final class Catalog {
                     "boolean", "note", "string");
             case "wait_for_file" -> fields("found", "boolean", "event", "object", "note", "string");
             case "stop_watch" -> fields("watch_id", "string", "stopped", "boolean");
+            case "workspace_changes" -> fields("source", "string", "changes", "array", "count", "integer", "diff",
+                    "string", "truncated", "boolean");
             default -> throw new IllegalArgumentException(tool);
         };
     }
@@ -282,6 +285,14 @@ final class Catalog {
                 spec("stop_watch",
                         "End a watch started with watch_files; its unread events are dropped.",
                         List.of(req("watch_id", STRING, "The watch to end"))),
+                // the change set of a workspace that started from a host directory (issue 35)
+                spec("workspace_changes",
+                        "List what you changed in the workspace since it was opened from the user's directory"
+                                + " (created, modified, deleted: path, kind, type), as the user will review it;"
+                                + " with diff true also the unified diff (binary files named, not shown). Fails"
+                                + " with unsupported when the workspace did not start from a copy or overlay.",
+                        List.of(opt("diff", BOOLEAN, "Also return the unified diff (default false)")
+                                .withDefault(false))),
                 // code contexts (issue 13)
                 spec("create_code_context",
                         "Start a code context: a long-lived python or javascript interpreter whose variables,"

@@ -239,6 +239,8 @@ public final class SandboxTools {
                 return watchTools.waitFor(a, progress);
             case "stop_watch":
                 return watchTools.stop(a);
+            case "workspace_changes":
+                return ChangeTools.changes(this, a);
             case "create_code_context":
                 return contextTools.create(a);
             case "run_code":

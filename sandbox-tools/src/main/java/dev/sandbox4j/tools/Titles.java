@@ -30,6 +30,7 @@ final class Titles {
             Map.entry("grep", "Search file contents"),
             Map.entry("watch_files", "Watch files"),
             Map.entry("poll_watch", "Poll file changes"),
+            Map.entry("workspace_changes", "List workspace changes"),
             Map.entry("wait_for_file", "Wait for file"),
             Map.entry("stop_watch", "Stop watching files"),
             Map.entry("create_code_context", "Create code context"),

@@ -38,6 +38,7 @@ class CapabilityTest {
             Map.entry("poll_watch", Map.of("watch_id", "w1")),
             Map.entry("wait_for_file", Map.of("path", "a.txt", "timeout_ms", 1000)),
             Map.entry("stop_watch", Map.of("watch_id", "w1")),
+            Map.entry("workspace_changes", Map.of("diff", true)),
             Map.entry("create_code_context", Map.of("language", "python")),
             Map.entry("run_code", Map.of("language", "python", "code", "print(1)")),
             Map.entry("destroy_code_context", Map.of("context_id", "ctx-1")));
@@ -53,7 +54,8 @@ class CapabilityTest {
                 .containsEntry("destroy_code_context", Capability.RUN_CODE);
         assertThat(SandboxTools.allSpecs()).filteredOn(ToolSpec::readOnly).extracting(ToolSpec::name)
                 .containsExactly("view", "read_file", "read_multiple_files", "list_directory", "get_file_info",
-                        "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch");
+                        "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch",
+                        "workspace_changes");
     }
 
     /** Each way of switching execution off; after it, calling every tool runs nothing in the sandbox. */
@@ -77,6 +79,10 @@ class CapabilityTest {
                 if (!offered.contains(tool)) {
                     assertThat(r.errorType()).as(tool + ": " + r.toJson()).isEqualTo("unsupported");
                     assertThat((String) r.get("message")).contains("switched off");
+                } else if (tool.equals("workspace_changes")) {
+                    // offered, and answering for itself: an empty workspace has no change set
+                    assertThat(r.errorType()).as(r.toJson()).isEqualTo("unsupported");
+                    assertThat((String) r.get("message")).doesNotContain("switched off");
                 } else {
                     assertThat(r.success()).as(tool + ": " + r.toJson()).isTrue();
                 }

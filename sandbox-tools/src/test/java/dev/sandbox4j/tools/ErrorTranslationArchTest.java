@@ -32,10 +32,10 @@ class ErrorTranslationArchTest {
         "dev.sandbox4j.kubernetes; KubeErrors",
         "dev.sandbox4j.memory; MemoryErrors",
         // issue 35 added the workspace sources' contract: host directory checks at open (HostDirs) and the change
-        // set (ChangeSet; NoChangeSet for sources without one); issue 32 the registry of processes found by id
-        // (ProcessTable: unknown ids, the running bound, cursors)
+        // set (ChangeSet; NoChangeSet for sources without one), the git source's clone in the sandbox (GitSeed);
+        // issue 32 the registry of processes found by id (ProcessTable: unknown ids, the running bound, cursors)
         "dev.sandbox4j.core; Arguments WorkspacePaths TextEdits GrepScan NioWorkspace AgentShell AgentCommand "
-                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet ProcessTable"})
+                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet GitSeed ProcessTable"})
     void onlyTheErrorTranslatorConstructsSandboxException(String pkg, String translators) {
         Set<String> allowed = Set.of(translators.trim().split("\\s+"));
         var classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

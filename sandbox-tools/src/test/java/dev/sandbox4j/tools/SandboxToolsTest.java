@@ -82,7 +82,7 @@ class SandboxToolsTest {
                 .containsEntry("poll_watch", List.of("watch_id", "cursor", "wait_ms"))
                 .containsEntry("wait_for_file", List.of("path", "event", "timeout_ms"))
                 .containsEntry("stop_watch", List.of("watch_id"));
-        assertThat(params).hasSize(23);
+        assertThat(params).hasSize(24);
         ToolSpec bash = SandboxTools.allSpecs().get(0);
         assertThat(bash.inputSchema()).containsEntry("required", List.of("command"));
         assertThat(bash.description()).contains("no match", "15000");
@@ -95,7 +95,8 @@ class SandboxToolsTest {
         List<String> ro = SandboxTools.specs(ToolConfig.builder().readOnly(true).build()).stream()
                 .map(ToolSpec::name).collect(Collectors.toList());
         assertThat(ro).containsExactly("view", "read_file", "read_multiple_files", "list_directory",
-                "get_file_info", "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch");
+                "get_file_info", "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch",
+                "workspace_changes");
         SandboxTools readOnly = new SandboxTools(sandbox, ToolConfig.builder().readOnly(true).build());
         assertError(readOnly.call("write_file", Map.of("path", "a", "content", "x")), "permission_denied",
                 "read-only");
