@@ -57,6 +57,17 @@ public enum Feature {
     /** {@link Mount#scratch}: empty read-write directories at chosen paths, gone with the sandbox. */
     SCRATCH_MOUNTS,
     /**
+     * {@link WorkspaceSource#volume}: a named workspace made on first use, kept after close (and across restarts of
+     * the JVM), shared by sandboxes opened on it at once, removed only by
+     * {@link dev.sandbox4j.spi.SandboxProvider#removeVolume}.
+     */
+    WORKSPACE_VOLUME,
+    /**
+     * {@link WorkspaceSource#git}: the workspace starts as a clone of a git repository, made by git inside the
+     * sandbox (a URL through the network policy, a host path through a read-only mount); no git runs on the host.
+     */
+    WORKSPACE_GIT,
+    /**
      * {@link Sandbox#pause()} and {@link Sandbox#resume()}: every process stopped where it stands, memory kept (a
      * cgroup freezer, a container engine's pause).
      */

@@ -31,4 +31,16 @@ public interface SandboxProvider {
      *                                        install; {@code unsupported} for a spec it cannot honour
      */
     Sandbox open(SandboxSpec spec);
+
+    /**
+     * Removes the named volume ({@link dev.sandbox4j.WorkspaceSource#volume}) and everything in it. Nothing happens
+     * to a volume by itself: this is the one way it goes.
+     *
+     * @throws dev.sandbox4j.SandboxException {@code not_found} when there is no such volume, {@code conflict} while a
+     *                                        sandbox is open on it, {@code unsupported} when the backend keeps none
+     */
+    default void removeVolume(String name) {
+        throw new dev.sandbox4j.SandboxException(dev.sandbox4j.ErrorKind.UNSUPPORTED, "the " + name()
+                + " backend keeps no named volumes");
+    }
 }

@@ -117,6 +117,11 @@ public final class AgentSandbox implements Sandbox {
         shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),
                 AgentShell.commandPermits(info.limits().maxProcesses()), new Hooks());
         startEgress(ch);
+        if (spec.workspace().kind() == dev.sandbox4j.WorkspaceSource.Kind.GIT) {
+            Map<String, String> details = new java.util.LinkedHashMap<>(info.details());
+            details.put("workspace source", GitSeed.cloneInto(shell, spec.workspace()));
+            info = new SandboxInfo(info.id(), info.backend(), info.features(), info.limits(), details);
+        }
         spec.files().forEach((path, content) -> fs.write(path, content));
         if (!spec.lifetime().isZero() && !spec.lifetime().isNegative()) {
             expiry = Background.timer().schedule(() -> Background.execute(this::close), spec.lifetime().toMillis(),

@@ -285,7 +285,8 @@ public final class ChangeSet implements Workspace {
         char type = b.isDirectory() ? 'd' : b.isRegularFile() ? 'f' : b.isSymbolicLink() ? 'l'
                 : (mode & 0170000) == 0020000 && ((Number) a.get("rdev")).longValue() == 0 ? 'w' : 'o';
         String target = type == 'l' ? Files.readSymbolicLink(p).toString() : null;
-        return new Entry(p, type, mode & 07777, b.size(), target, b.lastModifiedTime());
+        // set-user-id and set-group-id bits are never carried into a copy nor applied back: no change of theirs counts
+        return new Entry(p, type, mode & 01777, b.size(), target, b.lastModifiedTime());
     }
 
     private static boolean opaque(Path dir) {
@@ -379,9 +380,20 @@ public final class ChangeSet implements Workspace {
         Path root = HostDirs.check(hostDir, "the directory to apply to", false);
         List<Item> items = items();
         List<String> conflicts = new ArrayList<>();
+        // a directory replaced by a file or link (or back) is a deletion and a creation of one path: the deletion's
+        // check is the one that says whether the host still holds what the sandbox saw
+        java.util.Set<String> replaced = new java.util.HashSet<>();
+        for (Item i : items) {
+            if (i.change().kind() == Change.Kind.DELETED) {
+                replaced.add(i.change().path());
+            }
+        }
         try {
             for (Item i : items) {
                 if (i.upper() != null && i.upper().type() == 'o') {
+                    continue;
+                }
+                if (i.change().kind() == Change.Kind.CREATED && underReplaced(i.change().path(), replaced)) {
                     continue;
                 }
                 String why = conflict(root, i);
@@ -402,6 +414,18 @@ public final class ChangeSet implements Workspace {
         } catch (IOException e) {
             throw new SandboxException(ErrorKind.IO_ERROR, "applying to " + hostDir + " failed part way (each file "
                     + "is whole, old or new): " + e, e);
+        }
+    }
+
+    /** Whether {@code path} or a parent of it is deleted by the change set (then what is there is re-made). */
+    private static boolean underReplaced(String path, java.util.Set<String> replaced) {
+        for (String p = path; ; p = p.substring(0, p.lastIndexOf('/'))) {
+            if (replaced.contains(p)) {
+                return true;
+            }
+            if (p.lastIndexOf('/') < 0) {
+                return false;
+            }
         }
     }
 

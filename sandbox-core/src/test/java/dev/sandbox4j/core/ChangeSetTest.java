@@ -168,4 +168,25 @@ class ChangeSetTest {
         assertThatThrownBy(() -> HostDirs.check(Path.of("/dev/null"), "mount", true))
                 .extracting(e -> ((SandboxException) e).kind()).isEqualTo(ErrorKind.PERMISSION_DENIED);
     }
+
+    @Test
+    void aDirectoryReplacedByALink_andAFileByADirectory_applyBack_withoutFollowingTheLink() throws Exception {
+        Path lower = tree("lower");
+        Path up = tmp.resolve("upper");
+        assertThat(new ProcessBuilder("cp", "-a", lower.toString(), up.toString()).start().waitFor()).isZero();
+        Files.walk(up.resolve("olddir")).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        Files.createSymbolicLink(up.resolve("olddir"), tmp);
+        Files.delete(up.resolve("keep.txt"));
+        Files.createDirectories(up.resolve("keep.txt/inner"));
+        assertThat(new ProcessBuilder("chmod", "4644", lower.resolve("run.sh").toString()).start().waitFor()).isZero();
+        Thread.sleep(120);
+        ChangeSet cs = new ChangeSet(WorkspaceSource.copyOf(lower), lower, up, ChangeSet.Layout.FULL_TREE,
+                ChangeSet.unchangedSince(Instant.now(), Duration.ofMillis(50)), () -> { });
+        assertThat(kinds(cs.changes())).as("a set-user-id bit the copy lacks is no change").doesNotContainKey("run.sh")
+                .containsEntry("olddir", Change.Kind.CREATED).containsEntry("keep.txt/inner", Change.Kind.CREATED);
+        cs.applyTo(lower);
+        assertThat(Files.readSymbolicLink(lower.resolve("olddir"))).isEqualTo(tmp);
+        assertThat(Files.isDirectory(lower.resolve("keep.txt/inner"), LinkOption.NOFOLLOW_LINKS)).isTrue();
+        assertThat(tmp.resolve("sub")).as("nothing written through the new link").doesNotExist();
+    }
 }

@@ -68,8 +68,10 @@ final class ContainerHost implements SandboxHost {
     private java.util.concurrent.CompletableFuture<InspectContainerResponse> inspecting;
     /** The size of the workspace's tmpfs volume, or 0 (none). */
     private long workspaceTmpfsBytes;
+    /** The workspace source and the mounts (issue 35), checked before anything was made. */
+    private final ContainerSources sources;
 
-    private ContainerHost(Engine engine, SandboxSpec spec) {
+    private ContainerHost(Engine engine, SandboxSpec spec, ContainerSources sources) {
         this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
         this.engine = engine;
         this.spec = spec;
@@ -78,21 +80,23 @@ final class ContainerHost implements SandboxHost {
         this.uid = Integer.parseInt(ug[0]);
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
         this.workspaceVolume = "sandbox4j-" + id + "-ws";
+        this.sources = sources;
     }
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
         ContainerConfig.checkQuotaFitsMemory(spec.limits());
         ContainerConfig.seccompProfile(options, spec.syscallSets()); // refused before anything is made
-        return open(options, spec, true);
+        return open(options, spec, ContainerSources.prepare(options, spec), true);
     }
 
     /**
      * One try. The binaries volume is not looked at before (Engine.binariesVolume): when the agent did not start, the
      * volume is checked and, if it had been pruned, made again, and the open tried once more.
      */
-    private static Sandbox open(DockerOptions options, SandboxSpec spec, boolean mayRetry) {
+    private static Sandbox open(DockerOptions options, SandboxSpec spec, ContainerSources sources,
+                                boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
-        ContainerHost h = new ContainerHost(engine, spec);
+        ContainerHost h = new ContainerHost(engine, spec, sources);
         try {
             return AgentSandbox.open(h, spec); // closes the host when it fails
         } catch (RuntimeException e) {
@@ -106,7 +110,7 @@ final class ContainerHost implements SandboxHost {
                 if (repaired) {
                     LOG.info("sandbox4j: the agent's binaries volume was gone or empty (docker volume prune?); made it "
                             + "again, opening once more");
-                    return open(options, spec, false);
+                    return open(options, spec, sources, false);
                 }
             }
             throw DockerErrors.translate("opening a Docker sandbox", e);
@@ -180,7 +184,22 @@ final class ContainerHost implements SandboxHost {
         if (traits.podman()) {
             podmanFsize = facts.checkPodmanLimits(this::internal, granted.maxFileBytes());
         }
-        return facts.info(id, containerId, user, podmanFsize, !interpreters.isEmpty(), inspected);
+        SandboxInfo info = facts.info(id, containerId, user, podmanFsize, !interpreters.isEmpty(), inspected);
+        sources.seed(engine.control, containerId, uid, gid, granted, this::internal);
+        Map<String, String> details = new java.util.LinkedHashMap<>(info.details());
+        details.put("workspace source", sources.sourceDetail());
+        details.put("mounts", sources.mountsDetail);
+        return new SandboxInfo(info.id(), info.backend(), info.features(), info.limits(), details);
+    }
+
+    @Override
+    public dev.sandbox4j.Workspace changeSet(Context context) {
+        return sources.changeSet(this, context::checkOpen);
+    }
+
+    /** The container's workspace as the engine's tar archive (its first component is {@code workspace}). */
+    InputStream downloadWorkspace() {
+        return engine.control.copyArchiveFromContainerCmd(containerId, WorkspaceScripts.WORKSPACE).exec();
     }
 
     @Override
@@ -248,7 +267,14 @@ final class ContainerHost implements SandboxHost {
         String seccomp = engine.seccompOption(ContainerConfig.seccompProfile(engine.options, spec.syscallSets()));
         HostConfig hc = ContainerConfig.hostConfig(l, workspaceVolume, workspaceOptions, seccomp,
                 engine.binariesVolume(traits.architecture()));
-        if (traits.podman()) {
+        List<com.github.dockerjava.api.model.Mount> mounts = new java.util.ArrayList<>(hc.getMounts());
+        if (sources.bindsWorkspace()) {
+            mounts.removeIf(m -> WorkspaceScripts.WORKSPACE.equals(m.getTarget()));
+        }
+        mounts.addAll(sources.mounts);
+        hc.withMounts(mounts);
+        sources.makeVolume(c);
+        if (traits.podman() && !sources.bindsWorkspace()) {
             // Podman's compat API creates a mount's volume without the mount's VolumeOptions (no labels, no driver
             // options: the workspace would be a plain directory on the engine's disk, measured on 4.3.1), so both
             // volumes are created first, explicitly; the mounts then name existing volumes

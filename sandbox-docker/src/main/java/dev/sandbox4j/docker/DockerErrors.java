@@ -39,6 +39,18 @@ final class DockerErrors {
     }
 
     /** Translates any failure of an engine call. Never returns null; SandboxExceptions pass through. */
+    /** An engine's answer about a named volume: gone is {@code not_found}, in use is {@code conflict}. */
+    static SandboxException volume(String what, String name, RuntimeException e) {
+        if (e instanceof NotFoundException) {
+            return new SandboxException(ErrorKind.NOT_FOUND, what + ": there is no volume " + name, e);
+        }
+        if (e instanceof ConflictException) {
+            return new SandboxException(ErrorKind.CONFLICT, what + ": the volume " + name + " is in use by a "
+                    + "container (an open sandbox): " + brief(e), e);
+        }
+        return translate(what, e);
+    }
+
     static SandboxException translate(String what, Throwable e) {
         if (e instanceof SandboxException se) {
             return se;

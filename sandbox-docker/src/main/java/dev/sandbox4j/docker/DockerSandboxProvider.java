@@ -25,7 +25,9 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
             Feature.ISOLATION, Feature.NETWORK_ISOLATION,
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
-            Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.PAUSE));
+            Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
+            Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS,
+            Feature.PAUSE));
 
     private final DockerOptions options;
 
@@ -67,9 +69,16 @@ public final class DockerSandboxProvider implements SandboxProvider {
         String refused = dev.sandbox4j.core.HostDirs.unsupported(Objects.requireNonNull(spec, "spec"), features(),
                 "docker");
         if (refused != null) {
-            // bind mounts and volumes are issue 35's next step here; until then the source is refused, not ignored
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
         return ContainerHost.open(options, spec);
+    }
+
+    /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */
+    @Override
+    public void removeVolume(String name) {
+        try (Engine engine = Engine.connect(options, options.requestTimeout())) {
+            ContainerSources.removeVolume(engine.control, name);
+        }
     }
 }

@@ -26,6 +26,11 @@ class DockerConformanceTest implements SandboxConformance {
         }
 
         @Override
+        public void removeVolume(String name) {
+            DockerTestSupport.PROVIDER.removeVolume(name);
+        }
+
+        @Override
         public Set<Feature> features() {
             return DockerTestSupport.PROVIDER.features();
         }

@@ -40,6 +40,11 @@ class PodmanConformanceTest implements SandboxConformance {
         }
 
         @Override
+        public void removeVolume(String name) {
+            PodmanTestSupport.PROVIDER.removeVolume(name);
+        }
+
+        @Override
         public Set<Feature> features() {
             return PodmanTestSupport.features();
         }

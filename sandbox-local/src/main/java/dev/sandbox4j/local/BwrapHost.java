@@ -144,16 +144,17 @@ final class BwrapHost implements SandboxHost {
         Phases.mark("open: agent binaries (once per JVM)");
         String id = "sbx-" + OWNER + HexFormat.of().formatHex(randomBytes());
         // overlay and bind as root: the jail runs as the directory's owner (overlayfs and the files' modes check it)
-        int owner = host.root ? LocalWorkspace.ownerUid(spec) : -1;
+        int owner = host.root ? LocalWorkspace.ownerUid(spec, options) : -1;
         int uid = host.root ? (owner > 0 ? owner : options.uidBase() + RANDOM.nextInt(1_000_000)) : Host.currentUid();
         int gid = host.root ? uid : Host.currentGid();
         java.util.concurrent.atomic.AtomicReference<Context> opened = new java.util.concurrent.atomic.AtomicReference<>();
         JailDirs dirs = null;
         Cgroups cg = null;
+        LocalWorkspace sourced = null;
         try {
             dirs = JailDirs.make(host, options, spec, granted, quotaFailed, uid, gid);
             granted = dirs.granted();
-            LocalWorkspace sourced = LocalWorkspace.prepare(host, spec, dirs, uid, gid, () -> {
+            sourced = LocalWorkspace.prepare(host, options, spec, dirs, uid, gid, () -> {
                 Context c = opened.get();
                 if (c != null) {
                     c.checkOpen();
@@ -163,10 +164,12 @@ final class BwrapHost implements SandboxHost {
             cg = setting.create(id, granted.memoryBytes(), can.rlimitProcesses() ? 0 : granted.maxProcesses(),
                     granted.cpus());
             Phases.mark("open: cgroups made");
-            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced);
+            BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced,
+                    options.seccompProgram(spec.syscallSets()));
             h.opened = opened;
             cg = null; // from here on the host's close removes them
             dirs = null;
+            sourced = null;
             return h.sandbox = AgentSandbox.open(h, spec); // closes the host when it fails
         } catch (QuotaNotHeld e) {
             String why = "the jail's own tmpfs could not be mounted: " + e.getMessage();
@@ -175,11 +178,11 @@ final class BwrapHost implements SandboxHost {
             }
             throw WorkspaceQuota.refused(granted, why);
         } catch (IOException e) {
-            cleanup(cg, dirs);
+            cleanup(cg, dirs, sourced);
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "cannot start the jail: " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
             // Errors too (no native thread for the reader, out of memory): nothing of a failed open may stay.
-            cleanup(cg, dirs);
+            cleanup(cg, dirs, sourced);
             throw e;
         }
     }
@@ -187,7 +190,7 @@ final class BwrapHost implements SandboxHost {
     /** Decides the limits in force, starts the jail's launcher and makes the host (not yet the sandbox). */
     private static BwrapHost start(String id, Host host, CgroupSetting setting, Limits can, Cgroups cg,
                                    SandboxSpec spec, JailDirs dirs, Path agentDir, int uid, int gid,
-                                   LocalWorkspace sourced) throws IOException {
+                                   LocalWorkspace sourced, byte[] seccomp) throws IOException {
         ResourceLimits granted = dirs.granted();
         long maxFile = host.prlimit != null ? granted.maxFileBytes() : 0;
         boolean nproc = can.rlimitProcesses() && granted.maxProcesses() > 0;
@@ -205,7 +208,7 @@ final class BwrapHost implements SandboxHost {
         JailCommandLine.Jail jail = new JailCommandLine.Jail(host.root, uid, gid, maxFile, inForce.tmpBytes(),
                 nproc ? granted.maxProcesses() : 0, dataLimit, dirs.quotaInJail());
         Process launcher = launch(host, cg, jail, new JailCommandLine.Paths(dirs.ctl(), sourced.bound(), agentDir,
-                sourced.binds()), Seccomp.program(spec.syscallSets()));
+                sourced.binds()), seccomp);
         SandboxInfo info = JailInfo.of(id, host, setting, cg, spec, jail, dirs, inForce, sourced);
         BwrapHost h = new BwrapHost(id, cg, dirs, jail, launcher, info,
                 dirs.quotaInJail() ? agentDir.resolve(AgentBinary.AGENT) : null, sourced);
@@ -256,7 +259,10 @@ final class BwrapHost implements SandboxHost {
         return b;
     }
 
-    private static void cleanup(Cgroups cg, JailDirs dirs) {
+    private static void cleanup(Cgroups cg, JailDirs dirs, LocalWorkspace sourced) {
+        if (sourced != null) {
+            sourced.close();
+        }
         if (cg != null) {
             cg.destroy();
         }
@@ -442,6 +448,7 @@ final class BwrapHost implements SandboxHost {
             }
         }
         Phases.mark("close: workspace unmounted");
+        sourced.close(); // a volume's lease, once nothing of the jail is left to write in it
         Leftovers.deleteOrRemember(dirs.wsRoot());
         Phases.mark("close: workspace deleted");
         Leftovers.deleteOrRemember(dirs.ctl());

@@ -22,7 +22,9 @@ final class JailInfo {
         Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
                 Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
                 Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
-                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS,
+                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
+                Feature.WORKSPACE_GIT,
+                Feature.READ_ONLY_MOUNTS,
                 Feature.SCRATCH_MOUNTS);
         if (inForce.memoryBytes() > 0) {
             features.add(Feature.MEMORY_LIMIT);

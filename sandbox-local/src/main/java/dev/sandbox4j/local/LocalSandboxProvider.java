@@ -43,7 +43,9 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.ISOLATION,
                 Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)
-                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.READ_ONLY_MOUNTS,
+                Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
+                Feature.WORKSPACE_GIT,
+                Feature.READ_ONLY_MOUNTS,
                 Feature.SCRATCH_MOUNTS);
         Host host = Host.get(options);
         if (host.problem != null) {
@@ -81,6 +83,13 @@ public final class LocalSandboxProvider implements SandboxProvider {
         if (host.problem != null) {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
-        return BwrapHost.open(host, options, spec);
+        // a git source from a host path is cloned in the jail from a read-only mount of it
+        return BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(spec));
+    }
+
+    /** Removes a named volume from {@link LocalOptions#volumesDir()}; refused while a sandbox is open on it. */
+    @Override
+    public void removeVolume(String name) {
+        VolumeStore.remove(options, name);
     }
 }

@@ -44,19 +44,25 @@ import java.util.Set;
  * @param changes    the change set, or null (empty, bind)
  * @param merged     the overlay's mount point on the host (unmounted at close), or null
  * @param binds      the mounts' binds
+ * @param volume     the lease on a named volume (given back at close), or null
  */
 record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace changes, Path merged,
-                      List<JailCommandLine.Bind> binds, String mountsDetail) {
+                      List<JailCommandLine.Bind> binds, String mountsDetail, VolumeStore.Lease volume)
+        implements AutoCloseable {
     /** ctime granularity margin of the conflict fence (the kernel's coarse clock is a tick late at most). */
     static final Duration FENCE_MARGIN = Duration.ofMillis(50);
 
     /** The uid the jail runs as when root: the source directory's owner for overlay and bind, when not root. */
-    static int ownerUid(SandboxSpec spec) {
+    static int ownerUid(SandboxSpec spec, LocalOptions options) {
         WorkspaceSource s = spec.workspace();
-        if (s.kind() != WorkspaceSource.Kind.OVERLAY && s.kind() != WorkspaceSource.Kind.BIND) {
+        Path real;
+        if (s.kind() == WorkspaceSource.Kind.VOLUME) {
+            real = options.volumesDir().resolve(s.volumeName().orElseThrow()); // its maker's uid, once made
+        } else if (s.kind() == WorkspaceSource.Kind.OVERLAY || s.kind() == WorkspaceSource.Kind.BIND) {
+            real = HostDirs.check(s.hostDir().orElseThrow(), "the workspace source", false);
+        } else {
             return -1;
         }
-        Path real = HostDirs.check(s.hostDir().orElseThrow(), "the workspace source", false);
         try {
             int uid = (Integer) Files.getAttribute(real, "unix:uid", LinkOption.NOFOLLOW_LINKS);
             return uid == 0 ? -1 : uid;
@@ -65,16 +71,27 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         }
     }
 
-    static LocalWorkspace prepare(Host host, SandboxSpec spec, JailDirs dirs, int uid, int gid, Runnable guard)
+    /** Gives back the volume's lease, if any (the overlay is unmounted by the host's close, before). */
+    @Override
+    public void close() {
+        if (volume != null) {
+            volume.close();
+        }
+    }
+
+    static LocalWorkspace prepare(Host host, LocalOptions options, SandboxSpec spec, JailDirs dirs, int uid, int gid,
+                                  Runnable guard)
             throws IOException {
         WorkspaceSource source = spec.workspace();
-        if (source.kind() != WorkspaceSource.Kind.EMPTY) {
+        if (source.hostDir().isPresent()) {
             HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false); // typed errors first
         }
         List<JailCommandLine.Bind> binds = new ArrayList<>();
         Set<String> mountPoints = new LinkedHashSet<>();
         boolean mountInWorkspace = mounts(spec, dirs, uid, gid, binds, mountPoints);
-        if (dirs.quotaInJail() && (source.kind() != WorkspaceSource.Kind.EMPTY || mountInWorkspace)) {
+        // a git source is cloned once the jail runs, into whatever holds /workspace then: the quota's tmpfs too
+        boolean before = source.kind() != WorkspaceSource.Kind.EMPTY && source.kind() != WorkspaceSource.Kind.GIT;
+        if (dirs.quotaInJail() && (before || mountInWorkspace)) {
             throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + (mountInWorkspace
                     ? " and mounts under /workspace" : "") + " cannot be combined with a workspace quota when the "
                     + "JVM is not root (the quota's tmpfs is mounted over /workspace inside the running jail, after "
@@ -86,11 +103,26 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         Path ws = dirs.workspace();
         switch (source.kind()) {
             case EMPTY:
-                return new LocalWorkspace(dirs.bound(), mountInWorkspace, "empty", null, null, binds, mountsDetail);
+                return new LocalWorkspace(dirs.bound(), mountInWorkspace, "empty", null, null, binds, mountsDetail, null);
+            case GIT:
+                return new LocalWorkspace(dirs.bound(), mountInWorkspace, source + " (to be cloned in the jail)", null,
+                        null, binds, mountsDetail, null);
+            case VOLUME: {
+                if (dirs.granted().hasWorkspaceQuota()) {
+                    throw LocalErrors.error(ErrorKind.UNSUPPORTED, "the workspace source " + source + " is a "
+                            + "directory kept across sandboxes, which the workspace quota (a tmpfs per sandbox) cannot "
+                            + "bound; ask for no quota (ResourceLimits.withoutWorkspaceQuota)");
+                }
+                VolumeStore.Lease lease = VolumeStore.acquire(options, source.volumeName().orElseThrow(), host.root,
+                        uid, gid);
+                return new LocalWorkspace(lease.dir(), true, "volume " + source.volumeName().orElseThrow() + " ("
+                        + (lease.made() ? "made now" : "kept") + " in " + lease.dir() + "; read-write, shared with every "
+                        + "sandbox on it)", null, null, binds, mountsDetail, lease);
+            }
             case BIND: {
                 Path real = HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false);
                 return new LocalWorkspace(real, true, "bind " + real + " (read-write: the sandbox writes the host's "
-                        + "files, as uid " + uid + ")", null, null, binds, mountsDetail);
+                        + "files, as uid " + uid + ")", null, null, binds, mountsDetail, null);
             }
             default:
                 break;
@@ -111,7 +143,7 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
                     ChangeSet.unchangedSince(opened, FENCE_MARGIN), guard).hiding(mountPoints).pinLower();
             return new LocalWorkspace(merged, true, "overlay " + real + " (overlayfs mounted by the JVM; upper "
                     + "layer in the sandbox's workspace directory" + (dirs.granted().hasWorkspaceQuota()
-                    ? ", under its quota" : "") + "; jail uid " + uid + ")", cs, merged, binds, mountsDetail);
+                    ? ", under its quota" : "") + "; jail uid " + uid + ")", cs, merged, binds, mountsDetail, null);
         }
         TreeCopy.Result r = TreeCopy.copy(real, ws, host.root ? p -> chown(p, uid, gid) : null);
         ChangeSet cs = new ChangeSet(source, real, ws, ChangeSet.Layout.FULL_TREE,
@@ -119,7 +151,8 @@ record LocalWorkspace(Path bound, boolean viaAgent, String detail, Workspace cha
         String copied = r.files() + " entries, " + r.bytes() + " bytes"
                 + (r.skipped() > 0 ? ", " + r.skipped() + " FIFOs/devices/sockets skipped" : "");
         return new LocalWorkspace(dirs.bound(), mountInWorkspace, (why == null ? "copy " + real + " ("
-                : "overlay " + real + " as a copy (" + why + "; ") + copied + ")", cs, null, binds, mountsDetail);
+                : "overlay " + real + " as a copy (" + why + "; ") + copied + ")", cs, null, binds, mountsDetail,
+                null);
     }
 
     /** Why the overlay cannot be mounted here, or null. */

@@ -9,12 +9,6 @@ import java.util.Set;
  * or aarch64 (selected by {@code os.arch}); any other architecture is refused, so the jail never runs unfiltered.
  */
 final class Seccomp {
-    /**
-     * For SeccompCostMeasure (test scope, same package) only: a program to install instead of the policy's, so that
-     * the old deny-list and the allow-list can be timed in one JVM, interleaved. Null (always, outside that measure).
-     */
-    static volatile byte[] measuredProgram;
-
     private Seccomp() {
     }
 
@@ -29,10 +23,6 @@ final class Seccomp {
 
     /** The filter for this JVM's architecture with the spec's opt-in sets ({@code SandboxSpec.syscallSets()}). */
     static byte[] program(Set<String> syscallSets) {
-        byte[] measured = measuredProgram;
-        if (measured != null) {
-            return measured.clone();
-        }
         return program(System.getProperty("os.arch"), syscallSets);
     }
 

@@ -17,6 +17,11 @@ class LocalConformanceTest implements SandboxConformance {
         }
 
         @Override
+        public void removeVolume(String name) {
+            Jail.PROVIDER.removeVolume(name);
+        }
+
+        @Override
         public Set<Feature> features() {
             Jail.assumeAvailable();
             return Jail.PROVIDER.features();

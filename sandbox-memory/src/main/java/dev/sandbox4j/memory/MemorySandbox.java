@@ -162,6 +162,14 @@ public final class MemorySandbox implements Sandbox {
             throw MemoryErrors.error(ErrorKind.UNSUPPORTED, "the memory backend cannot bind " + source
                     + " (it never writes the host); use WorkspaceSource.overlayOf or copyOf");
         }
+        if (source.kind() == WorkspaceSource.Kind.VOLUME) {
+            throw MemoryErrors.error(ErrorKind.UNSUPPORTED, "the memory backend keeps no named volumes (asked: "
+                    + source + "); each sandbox's files are its own");
+        }
+        if (source.kind() == WorkspaceSource.Kind.GIT) {
+            throw MemoryErrors.error(ErrorKind.UNSUPPORTED, "the memory backend runs no git (asked: " + source
+                    + "); clone on the host and use WorkspaceSource.copyOf");
+        }
         if (source.kind() == WorkspaceSource.Kind.EMPTY) {
             return source.toString();
         }

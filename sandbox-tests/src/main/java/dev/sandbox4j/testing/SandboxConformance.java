@@ -11,5 +11,6 @@ package dev.sandbox4j.testing;
  */
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
         LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract,
-        RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract, PauseContract {
+        RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract,
+        WorkspaceVolumeContract, WorkspaceGitContract, PauseContract {
 }

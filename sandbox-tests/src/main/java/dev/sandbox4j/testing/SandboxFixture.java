@@ -43,6 +43,11 @@ public interface SandboxFixture {
             }
 
             @Override
+            public void removeVolume(String name) {
+                provider.removeVolume(name);
+            }
+
+            @Override
             public String toString() {
                 return "SandboxFixture.of(" + provider.name() + ")";
             }
@@ -51,6 +56,14 @@ public interface SandboxFixture {
 
     /** Opens a fresh sandbox with this spec. */
     Sandbox open(SandboxSpec spec);
+
+    /**
+     * For {@link WorkspaceVolumeContract}: the provider's {@link SandboxProvider#removeVolume}. A backend with
+     * {@link Feature#WORKSPACE_VOLUME} forwards it.
+     */
+    default void removeVolume(String name) {
+        throw new UnsupportedOperationException("this fixture cannot remove volumes");
+    }
 
     /**
      * For {@link CodeContextContract}'s lifecycle test, which runs on every backend with

@@ -1,0 +1,129 @@
+package dev.sandbox4j.docker;
+
+import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.Workspace;
+import dev.sandbox4j.WorkspaceSource;
+import dev.sandbox4j.core.ChangeSet;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * The change set of a container's copied workspace: each call downloads the workspace through the engine's archive
+ * endpoint into a private host directory ({@link ArchiveTree}: hostile content, bounded), compares it with the host
+ * directory by the shared {@link ChangeSet} (the same rules as the local backend's copy: content compared byte for
+ * byte, the ctime fence for apply-back) and deletes the download. A call costs a download of the workspace; nothing
+ * of it is kept between calls, so what is reported is what the container holds at the call.
+ */
+final class DownloadedChangeSet implements Workspace {
+    @FunctionalInterface
+    interface Download {
+        InputStream open();
+    }
+
+    private final WorkspaceSource source;
+    private final Path real;
+    private final Runnable pinned;
+    private final Instant opened;
+    private final Duration margin;
+    private final Set<String> hidden;
+    private final Download download;
+    private final Runnable guard;
+
+    DownloadedChangeSet(WorkspaceSource source, Path real, Runnable pinned, Instant opened, Duration margin,
+                        Set<String> hidden, Download download, Runnable guard) {
+        this.source = source;
+        this.real = real;
+        this.pinned = pinned;
+        this.opened = opened;
+        this.margin = margin;
+        this.hidden = hidden;
+        this.download = download;
+        this.guard = guard;
+    }
+
+    @Override
+    public WorkspaceSource source() {
+        return source;
+    }
+
+    @Override
+    public List<Change> changes() {
+        return withTree(ChangeSet::changes);
+    }
+
+    @Override
+    public String diff() {
+        return withTree(ChangeSet::diff);
+    }
+
+    @Override
+    public List<Change> applyTo(Path hostDir) {
+        return withTree(cs -> cs.applyTo(hostDir));
+    }
+
+    private <T> T withTree(Function<ChangeSet, T> f) {
+        guard.run();
+        pinned.run();
+        Path tmp = null;
+        try {
+            tmp = Files.createTempDirectory("sandbox4j-changes-");
+            Path tree = Files.createDirectory(tmp.resolve("workspace"));
+            try (InputStream in = download.open()) {
+                ArchiveTree.extract(in, tree, ArchiveTree.Limits.DEFAULT);
+            }
+            for (String h : hidden) {
+                ArchiveTree.deleteTree(tree.resolve(h)); // a mount point's content is not the sandbox's change
+            }
+            return f.apply(new ChangeSet(source, real, tree, ChangeSet.Layout.FULL_TREE,
+                    ChangeSet.unchangedSince(opened, margin), guard).hiding(hidden));
+        } catch (IOException e) {
+            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the sandbox's workspace for its change set: "
+                    + e.getMessage(), e);
+        } catch (SandboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("reading the sandbox's workspace for its change set", e);
+        } finally {
+            if (tmp != null) {
+                delete(tmp);
+            }
+        }
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            // a directory the sandbox made read-only must still let its entries go (when the JVM is not root)
+            s.filter(p -> Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
+                try {
+                    Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(
+                            "rwx------"));
+                } catch (IOException e) {
+                    // deleted below or left over
+                }
+            });
+        } catch (IOException e) {
+            // as below
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // a leftover in the temp directory; nothing of the sandbox's
+                }
+            });
+        } catch (IOException e) {
+            // as above
+        }
+    }
+}
