@@ -33,6 +33,10 @@ class PooledDockerConformanceTest implements LifecycleContract, ShellContract {
     static final class PooledFixture implements SandboxFixture {
         private static final PoolOptions OPTIONS = new PoolOptions(0, 8, 1, Duration.ofMinutes(5),
                 Duration.ofMinutes(2));
+
+        private static PoolOptions options(SandboxSpec spec) {
+            return OPTIONS;
+        }
         private final SandboxFixture plain;
         private final Map<SandboxSpec, SandboxPool> pools = new IdentityHashMap<>();
 
@@ -44,7 +48,7 @@ class PooledDockerConformanceTest implements LifecycleContract, ShellContract {
         public Sandbox open(SandboxSpec spec) {
             SandboxPool pool;
             synchronized (pools) {
-                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> plain.open(s), OPTIONS));
+                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> plain.open(s), options(s)));
             }
             return pool.acquire();
         }
@@ -52,6 +56,21 @@ class PooledDockerConformanceTest implements LifecycleContract, ShellContract {
         @Override
         public Set<Feature> features() {
             return plain.features();
+        }
+
+        @Override
+        public void removeVolume(String name) {
+            plain.removeVolume(name);
+        }
+
+        @Override
+        public Sandbox openWithContexts(SandboxSpec spec) {
+            return open(spec);
+        }
+
+        @Override
+        public String workspaceRoot(Sandbox sandbox) {
+            return plain.workspaceRoot(sandbox);
         }
 
         @Override
