@@ -201,6 +201,6 @@ final class PathRules {
     }
 
     static SandboxException denied(String path, String why) {
-        return new SandboxException(ErrorKind.PERMISSION_DENIED, "refused '" + path + "': " + why);
+        return WorkspacePaths.denied(path, why);
     }
 }
