@@ -102,6 +102,11 @@ public final class WorkspacePaths {
         return slash < 0 ? "" : normalized.substring(0, slash);
     }
 
+    /** A file call refused by the sandbox's {@link dev.sandbox4j.FileRules} ({@link PathRules}). */
+    static SandboxException denied(String path, String why) {
+        return new SandboxException(ErrorKind.PERMISSION_DENIED, "refused '" + path + "': " + why);
+    }
+
     private static SandboxException invalid(String path, String why) {
         return new SandboxException(ErrorKind.INVALID_PATH, "invalid path '" + path + "': " + why);
     }
