@@ -6,7 +6,13 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.WorkspaceSource;
 import dev.sandbox4j.pool.PoolOptions;
 import dev.sandbox4j.pool.SandboxPool;
-import dev.sandbox4j.testing.SandboxConformance;
+import dev.sandbox4j.testing.FileRulesContract;
+import dev.sandbox4j.testing.LifecycleContract;
+import dev.sandbox4j.testing.LimitsContract;
+import dev.sandbox4j.testing.PauseContract;
+import dev.sandbox4j.testing.ShellContract;
+import dev.sandbox4j.testing.WorkspaceQuotaContract;
+import dev.sandbox4j.testing.WorkspaceSourceContract;
 import dev.sandbox4j.testing.SandboxFixture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -23,8 +29,15 @@ import javax.net.ssl.SSLContext;
  * The conformance kit on sandboxes handed out by a {@link SandboxPool}: opened ahead on the pool's thread, handed over,
  * closed by the caller. Each spec a test opens gets its own pool (one warm sandbox ahead, a second opened while the
  * first is lent); the leak check closes the pools first, so what it then finds is what the lent sandboxes left.
+ *
+ * <p>The contracts where a sandbox opened ahead could differ from a fresh one: its lifetime and close, its commands,
+ * limits and quota (held from the open on), pause, its workspace source and file rules (decided at open). The whole
+ * kit passed this way once (250 run, 0 failed, 19 skipped: issue 31's notes); CI runs these, in the Maven run only
+ * (tagged {@code once}: the pool's hand-out does not depend on the host setting).
  */
-class PooledLocalConformanceTest implements SandboxConformance {
+@org.junit.jupiter.api.Tag("once")
+class PooledLocalConformanceTest implements LifecycleContract, ShellContract, LimitsContract, WorkspaceQuotaContract,
+        PauseContract, WorkspaceSourceContract, FileRulesContract {
     private static final PooledFixture FIXTURE = new PooledFixture(new LocalConformanceTest.LocalFixture());
 
     @Override

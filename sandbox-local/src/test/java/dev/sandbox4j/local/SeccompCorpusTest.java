@@ -136,7 +136,7 @@ class SeccompCorpusTest {
      * measures programs, not the jail, so CI runs it once (not again as a non-root user).
      */
     @Test
-    @Tag("host-measurement")
+    @Tag("once")
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void everySyscallTheCorpusMakesIsAllowedOrAReviewedFallback(@TempDir Path dir) throws Exception {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/strace")), "no strace here to measure with");
