@@ -168,6 +168,11 @@ public final class SandboxTelemetry {
             }
 
             @Override
+            public void removeVolume(String name) {
+                provider.removeVolume(name);
+            }
+
+            @Override
             public String toString() {
                 return provider.toString();
             }

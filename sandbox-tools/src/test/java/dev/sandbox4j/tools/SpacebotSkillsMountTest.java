@@ -1,13 +1,10 @@
 package dev.sandbox4j.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.Mount;
 import dev.sandbox4j.Sandbox;
-import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Sandboxes;
 import dev.sandbox4j.spi.SandboxProvider;
@@ -25,8 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * read_skill over a skills directory mounted read-only into the workspace (the local jail), and what a backend
- * without read-only mounts does (Docker refuses the mount at open; skills copied into the workspace work alike);
+ * read_skill over a skills directory mounted read-only into the workspace (the local jail and Docker), and skills
+ * copied into the workspace instead (for a backend without read-only mounts: they work alike);
  * Spacebot's identity files through the tools on real backends, and the documented limit (the shell can change them).
  */
 class SpacebotSkillsMountTest {
@@ -82,11 +79,17 @@ class SpacebotSkillsMountTest {
     }
 
     @Test
-    void docker_refusesTheMount_skillsCopiedIntoTheWorkspaceWorkAlike() throws IOException {
-        SandboxSpec mounted = SandboxSpec.builder().mount(Mount.readOnly(skills, "/workspace/skills")).build();
-        SandboxException e = catchThrowableOfType(() -> open("docker", mounted).close(), SandboxException.class);
-        assertThat(e).isNotNull();
-        assertThat(e.kind()).isEqualTo(ErrorKind.UNSUPPORTED);
+    void docker_mountsTheSkillsReadOnly_andCopiedIntoTheWorkspaceTheyWorkAlike() throws IOException {
+        SandboxSpec mounted = SandboxSpec.builder().mount(Mount.readOnly(skills, "/workspace/skills"))
+                .file("SOUL.md", "I am\n").build();
+        try (Sandbox s = open("docker", mounted)) {
+            SandboxTools t = new SandboxTools(s, ToolConfig.builder().profile("spacebot").build());
+            assertThat(t.call("read_skill", Map.of("name", "weather")).get("base_path"))
+                    .isEqualTo("/workspace/skills/weather");
+            assertThat(t.call("file", Map.of("operation", "write", "path", "skills/weather/SKILL.md", "content",
+                    "x")).errorType()).isEqualTo("permission_denied");
+            assertThat(s.shell().run("echo x > skills/weather/SKILL.md").stderr()).containsIgnoringCase("read-only");
+        }
         SandboxSpec copied = SandboxSpec.builder().file("SOUL.md", "I am\n")
                 .file("skills/weather/SKILL.md", Files.readString(skills.resolve("weather/SKILL.md"))).build();
         try (Sandbox s = open("docker", copied)) {
