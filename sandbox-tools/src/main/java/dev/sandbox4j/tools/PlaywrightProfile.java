@@ -205,9 +205,12 @@ final class PlaywrightProfile {
         switch (action) {
             case "list" -> b = running(t);
             case "new" -> {
+                Browser before = BROWSERS.get(t.sandbox());
                 b = started(t);
-                ordered(b); // the tabs open before this one come first
-                b.open(null);
+                if (before == b) { // a browser that just started already shows its one blank tab
+                    ordered(b); // the tabs open before this one come first
+                    b.open(null);
+                }
             }
             case "close" -> {
                 b = running(t);
