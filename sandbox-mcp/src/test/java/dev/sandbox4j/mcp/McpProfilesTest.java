@@ -200,6 +200,7 @@ class McpProfilesTest {
                     call("browser_type", args("ref", "e0", "text", "x"), "~e0"),
                     call("browser_hover", args("ref", "e0"), "~e0"),
                     call("browser_press_key", args("key", "Tab"), "~### Snapshot\n```yaml\n"),
+                    call("browser_navigate_back", args(), "~- Page URL: about:blank\n"), // no history: stays
                     call("browser_take_screenshot", args("type", "png"), "~### Result\n- [Screenshot of viewport](",
                             "image/png"),
                     call("browser_close", args(), "content=### Result\nNo open tabs. Navigate to a URL to create"

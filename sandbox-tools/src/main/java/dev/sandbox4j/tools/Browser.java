@@ -182,6 +182,14 @@ public final class Browser implements AutoCloseable {
         return page(driver.call(request("navigate", "url", BrowserUrls.check(url, options.sandboxLoopback()))));
     }
 
+    /**
+     * Goes one entry back in the active tab's history and waits for that load (the page as is when there is none);
+     * refs are reset. The entry was loaded through the egress policy before and is loaded through it again.
+     */
+    public Page back() {
+        return page(driver.call(request("back")));
+    }
+
     /** Opens a new tab, makes it active and loads {@code url} there (about:blank when null). */
     public Page open(String url) {
         Map<String, Object> r = request("open");

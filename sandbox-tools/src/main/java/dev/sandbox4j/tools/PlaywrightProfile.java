@@ -68,6 +68,8 @@ final class PlaywrightProfile {
                 PlaywrightProfile::type));
         out.add(new Profiles.Tool(spec("browser_navigate", "Navigate to a URL",
                 List.of(req("url", STRING, "The URL to navigate to"))), PlaywrightProfile::navigate));
+        out.add(new Profiles.Tool(spec("browser_navigate_back", "Go back to the previous page in the history",
+                List.of()), (t, a, p) -> page(t, Browser::back)));
         out.add(new Profiles.Tool(spec("browser_take_screenshot", "Take a screenshot of the current page. You"
                 + " can't perform actions based on the screenshot, use browser_snapshot for actions.",
                 List.of(req("type", STRING, "Image format for the screenshot. Default is png.").withValues("png")

@@ -44,7 +44,7 @@ final class Profiles {
             case "set_status", "read_skill" -> Capability.READ_FILES;
             // Playwright MCP's read-only pair reads the page a browser already shows; the others drive it
             case "browser_snapshot", "browser_take_screenshot" -> Capability.READ_FILES;
-            case "browser_navigate", "browser_click", "browser_type", "browser_press_key", "browser_hover",
+            case "browser_navigate", "browser_navigate_back", "browser_click", "browser_type", "browser_press_key", "browser_hover",
                     "browser_tabs", "browser_close", "browser_evaluate" -> Capability.RUN_COMMANDS;
             case "file_read", "file_search", "file_find", "file_grep", "file_glob", "file_list", "file_download" ->
                     Capability.READ_FILES;

@@ -44,6 +44,7 @@ final class Titles {
             Map.entry("browser_press_key", "Press a key"),
             Map.entry("browser_type", "Type text"),
             Map.entry("browser_navigate", "Navigate to a URL"),
+            Map.entry("browser_navigate_back", "Go back"),
             Map.entry("browser_take_screenshot", "Take a screenshot"),
             Map.entry("browser_snapshot", "Page snapshot"),
             Map.entry("browser_click", "Click"),

@@ -101,6 +101,9 @@ class PlaywrightProfileTest {
                 .contains("- text: \"You said: by ref\"");
         ToolResult stale = call(tools, "browser_click", "ref", send);
         assertThat(stale.fields()).containsEntry("error_type", "not_found");
+        String back = text(call(tools, "browser_navigate_back"));
+        assertThat(back).startsWith("### Page\n- Page URL: " + base + "/form.html\n- Page Title: Form\n");
+        assertThat(ref(back, "button", "Send")).isNotNull();
 
         text(call(tools, "browser_navigate", "url", base + "/form.html"));
         String fresh = text(call(tools, "browser_snapshot"));
