@@ -201,6 +201,7 @@ class McpProfilesTest {
                     call("browser_hover", args("ref", "e0"), "~e0"),
                     call("browser_press_key", args("key", "Tab"), "~### Snapshot\n```yaml\n"),
                     call("browser_navigate_back", args(), "~- Page URL: about:blank\n"), // no history: stays
+                    call("browser_wait_for", args("time", 0.1), "~### Result\nWaited for 0.1\n"),
                     call("browser_take_screenshot", args("type", "png"), "~### Result\n- [Screenshot of viewport](",
                             "image/png"),
                     call("browser_close", args(), "content=### Result\nNo open tabs. Navigate to a URL to create"

@@ -95,6 +95,10 @@ final class PlaywrightProfile {
                 List.of(req("action", STRING, "Operation to perform").withValues("list", "new", "close", "select"),
                         opt("index", NUMBER, "Tab index, used for close/select. If omitted for close, current tab"
                                 + " is closed."))), PlaywrightProfile::tabs));
+        out.add(new Profiles.Tool(spec("browser_wait_for", "Wait for text to appear or disappear or a specified"
+                + " time to pass", List.of(opt("time", NUMBER, "The time to wait in seconds"),
+                        opt("text", STRING, "The text to wait for"),
+                        opt("textGone", STRING, "The text to wait for to disappear"))), PlaywrightProfile::waitFor));
     }
 
     private static Browser running(SandboxTools t) {
@@ -150,6 +154,39 @@ final class PlaywrightProfile {
         Browser.Snapshot s = b.snapshot();
         return text(pageSection(s.page()) + "### Snapshot\n```yaml\n" + yaml(s.tree())
                 + (s.treeTruncated() ? "\n# [snapshot cut]" : "") + "\n```");
+    }
+
+    /** Playwright's order: the time first (at most 30 s), then the text to go, then the text to come. */
+    private static ToolResult waitFor(SandboxTools t, Args a, ToolProgress p) {
+        Double time = a.optDouble("time");
+        String text = a.optString("text", null);
+        String gone = a.optString("textGone", null);
+        boolean noTime = time == null || time == 0;
+        if (noTime && (text == null || text.isEmpty()) && (gone == null || gone.isEmpty())) {
+            throw new Args.ArgException("Either time, text or textGone must be provided");
+        }
+        if (time != null && time < 0) {
+            throw new Args.ArgException("time must not be negative, got " + time);
+        }
+        Browser b = running(t);
+        if (!noTime) {
+            try {
+                Thread.sleep((long) (Math.min(30, time) * 1000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SandboxException(ErrorKind.INTERRUPTED, "browser_wait_for was interrupted");
+            }
+        }
+        if (gone != null && !gone.isEmpty()) {
+            b.waitForText(gone, true);
+        }
+        if (text != null && !text.isEmpty()) {
+            b.waitForText(text, false);
+        }
+        String what = text != null && !text.isEmpty() ? text : gone != null && !gone.isEmpty() ? gone
+                : Json.write(time);
+        ToolResult page = page(t, null);
+        return text("### Result\nWaited for " + what + "\n" + page.get("content"));
     }
 
     private static String pageSection(Browser.Page page) {

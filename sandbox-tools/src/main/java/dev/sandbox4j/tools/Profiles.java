@@ -43,7 +43,7 @@ final class Profiles {
             // Spacebot's set_status changes nothing in the sandbox: it stays wherever reading does
             case "set_status", "read_skill" -> Capability.READ_FILES;
             // Playwright MCP's read-only pair reads the page a browser already shows; the others drive it
-            case "browser_snapshot", "browser_take_screenshot" -> Capability.READ_FILES;
+            case "browser_snapshot", "browser_take_screenshot", "browser_wait_for" -> Capability.READ_FILES;
             case "browser_navigate", "browser_navigate_back", "browser_click", "browser_type", "browser_press_key", "browser_hover",
                     "browser_tabs", "browser_close", "browser_evaluate" -> Capability.RUN_COMMANDS;
             case "file_read", "file_search", "file_find", "file_grep", "file_glob", "file_list", "file_download" ->

@@ -50,6 +50,7 @@ final class Titles {
             Map.entry("browser_click", "Click"),
             Map.entry("browser_hover", "Hover mouse"),
             Map.entry("browser_tabs", "Manage tabs"),
+            Map.entry("browser_wait_for", "Wait for"),
             Map.entry("set_status", "Set worker status"),
             Map.entry("read_skill", "Read installed skill"),
             // aio (one tool per /v1/file/* endpoint)

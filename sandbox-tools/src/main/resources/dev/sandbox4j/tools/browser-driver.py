@@ -250,6 +250,17 @@ class Browser:
             raise Fail("timeout", "going back to %s did not finish loading within %ds" % (entry["url"], timeout))
         return self.page({"moved": True})
 
+    def wait_text(self, text, gone, timeout):
+        """Waits until the page's visible text holds `text` (or, gone, no longer does); polled every 0.1 s."""
+        probe = "(document.body ? document.body.innerText : '').includes(%s)" % json.dumps(text)
+        end = time.time() + timeout
+        while bool(self.js(probe, timeout)) == gone:
+            if time.time() >= end:
+                raise Fail("timeout", "the text %r did not %s within %ds" % (text[:100], "go" if gone else "appear",
+                                                                              timeout))
+            time.sleep(0.1)
+        return self.page({})
+
     def open(self, url, timeout):
         t = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.active, self.refs = t, {}
@@ -424,6 +435,8 @@ class Browser:
         op, t = r.get("op"), min(max(int(r.get("timeout", 30)), 1), 300)
         if op == "navigate":
             return self.navigate(r["url"], t)
+        if op == "wait_text":
+            return self.wait_text(str(r["text"]), bool(r.get("gone")), t)
         if op == "back":
             return self.back(t)
         if op == "open":

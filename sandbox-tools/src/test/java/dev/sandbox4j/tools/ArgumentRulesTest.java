@@ -173,7 +173,7 @@ class ArgumentRulesTest {
                 "codex/write_stdin.max_output_tokens", "codex/write_stdin.session_id",
                 "codex/write_stdin.yield_time_ms", "coding/bash.timeout", "coding/sub_agent.max_turns",
                 "filesystem/read_file.head", "filesystem/read_file.tail", "filesystem/read_text_file.head",
-                "filesystem/read_text_file.tail", "playwright/browser_tabs.index");
+                "filesystem/read_text_file.tail", "playwright/browser_tabs.index", "playwright/browser_wait_for.time");
     }
 
     @Test

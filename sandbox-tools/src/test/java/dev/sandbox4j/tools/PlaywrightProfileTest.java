@@ -36,6 +36,15 @@ class PlaywrightProfileTest {
         BrowserTest.requireBrowser();
         server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 0);
         server.createContext("/", BrowserTest::serve);
+        server.createContext("/late.html", ex -> { // "Ready" shows 300 ms after the load, "Loading" goes then
+            byte[] page = ("<html><head><title>Late</title></head><body><p id=\"p\">Loading</p><script>setTimeout("
+                    + "() => { document.getElementById('p').textContent = 'Ready'; }, 300);</script></body></html>")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            ex.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+            ex.sendResponseHeaders(200, page.length);
+            ex.getResponseBody().write(page);
+            ex.close();
+        });
         server.start();
         InetAddress trap = InetAddress.getByName("127.0.0.2");
         InetAddress ok = InetAddress.getByName("127.0.0.1");
@@ -114,6 +123,14 @@ class PlaywrightProfileTest {
         assertThat(text(call(tools, "browser_hover", "ref", ref(hovered, "link", "Other page"))))
                 .contains("- Page Title: Form");
         assertThat(text(call(tools, "browser_press_key", "key", "Tab"))).contains("### Snapshot");
+
+        text(call(tools, "browser_navigate", "url", base + "/late.html"));
+        String gone = text(call(tools, "browser_wait_for", "textGone", "Loading"));
+        assertThat(gone).startsWith("### Result\nWaited for Loading\n### Page\n").contains("- text: \"Ready\"");
+        assertThat(text(call(tools, "browser_wait_for", "text", "Ready", "time", 0.1)))
+                .startsWith("### Result\nWaited for Ready\n### Page\n- Page URL: " + base + "/late.html\n");
+        assertThat(call(tools, "browser_wait_for").fields()).containsEntry("error_type", "invalid_argument");
+        text(call(tools, "browser_navigate", "url", base + "/form.html"));
 
         ToolResult shot = call(tools, "browser_take_screenshot", "type", "png");
         Matcher path = Pattern.compile("^### Result\n- \\[Screenshot of viewport]\\((.+\\.png)\\)$")
