@@ -53,6 +53,7 @@ for (const call of JSON.parse(readFileSync(callsFile, "utf8"))) {
     structured: r.structuredContent ?? parsed,
     hasStructured: r.structuredContent !== undefined,
     text,
+    images: r.content.filter((c) => c.type === "image").map((c) => c.mimeType),
     textMatches: r.structuredContent === undefined
       || (parsed !== null && JSON.stringify(parsed) === JSON.stringify(r.structuredContent))
       || (typeof r.structuredContent.content === "string" && r.structuredContent.content === text)

@@ -259,6 +259,9 @@ final class McpTools implements AutoCloseable {
         Object content = structured.get("content");
         if (textResults && content instanceof String s) {
             b.addTextContent(s);
+            for (ToolResult.Image image : r.images()) { // playwright's screenshot: its text, then the image
+                b.addContent(new McpSchema.ImageContent(null, image.base64(), image.mimeType()));
+            }
         } else if (textResults && content instanceof List<?> blocks) {
             blocks.forEach(block -> b.addContent(block((Map<?, ?>) block)));
         } else if (!r.text().equals(r.toJson())) {

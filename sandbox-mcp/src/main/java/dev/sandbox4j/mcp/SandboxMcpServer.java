@@ -245,7 +245,7 @@ public final class SandboxMcpServer implements AutoCloseable {
     }
 
     static final String USAGE = "usage: java -jar sandbox-mcp-all.jar [--backend local|docker|memory]"
-            + " [--tools default|agentbay|coding|execute-code|spacebot|aio] [--read-only]"
+            + " [--tools default|agentbay|coding|execute-code|spacebot|aio|filesystem|codex|playwright] [--read-only]"
             + " [--disable tool-or-capability,...] [--max-sandboxes N] [--idle-minutes N] [--max-timeout SECONDS]"
             + " [--heartbeat-seconds N] [--keep-state] [--warm N] [--dotless-names] [--aio-root PATH]"
             + " [--http PORT [--host ADDRESS] [--token-file FILE] [--max-clients N] [--max-calls N]]"

@@ -182,6 +182,25 @@ public final class Browser implements AutoCloseable {
         return page(driver.call(request("navigate", "url", BrowserUrls.check(url, options.sandboxLoopback()))));
     }
 
+    /**
+     * Goes one entry back in the active tab's history and waits for that load (the page as is when there is none);
+     * refs are reset. The entry was loaded through the egress policy before and is loaded through it again.
+     */
+    public Page back() {
+        return page(driver.call(request("back")));
+    }
+
+    /**
+     * Waits until the active tab's visible text ({@code innerText}) contains {@code text}, or with {@code gone} no
+     * longer does, for at most the options' timeout ({@code timeout} after that).
+     */
+    public Page waitForText(String text, boolean gone) {
+        if (text == null || text.isEmpty()) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, "the text to wait for is empty");
+        }
+        return page(driver.call(request("wait_text", "text", text, "gone", gone)));
+    }
+
     /** Opens a new tab, makes it active and loads {@code url} there (about:blank when null). */
     public Page open(String url) {
         Map<String, Object> r = request("open");

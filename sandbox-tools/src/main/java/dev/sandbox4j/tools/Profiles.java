@@ -42,6 +42,10 @@ final class Profiles {
             case "file", "file_write", "file_replace" -> Capability.WRITE_FILES;
             // Spacebot's set_status changes nothing in the sandbox: it stays wherever reading does
             case "set_status", "read_skill" -> Capability.READ_FILES;
+            // Playwright MCP's read-only pair reads the page a browser already shows; the others drive it
+            case "browser_snapshot", "browser_take_screenshot", "browser_wait_for" -> Capability.READ_FILES;
+            case "browser_navigate", "browser_navigate_back", "browser_click", "browser_type", "browser_press_key", "browser_hover",
+                    "browser_tabs", "browser_close", "browser_evaluate" -> Capability.RUN_COMMANDS;
             case "file_read", "file_search", "file_find", "file_grep", "file_glob", "file_list", "file_download" ->
                     Capability.READ_FILES;
             default -> null;
@@ -82,6 +86,7 @@ final class Profiles {
             case AIO -> AioProfile.aio(c, out);
             case FILESYSTEM -> FilesystemTools.add(out, c);
             case CODEX -> CodexProfile.add(c, out);
+            case PLAYWRIGHT -> PlaywrightProfile.add(c, out);
             default -> throw new IllegalStateException(profile.name());
         }
         return out;

@@ -33,7 +33,10 @@ public enum ToolProfile {
     /** OpenAI Codex's tools: {@code exec_command} (a command that may keep running, found again by its session id),
      * {@code write_stdin} (input to it and the output since) and {@code apply_patch} (V4A patches, applied whole or
      * not at all), with Codex's result texts. */
-    CODEX("codex");
+    CODEX("codex"),
+    /** Playwright MCP's browser tools ({@code browser_navigate}, {@code browser_snapshot}, {@code browser_click},
+     * ...) over a headless Chromium inside the sandbox ({@link Browser}), with its markdown text results. */
+    PLAYWRIGHT("playwright");
 
     private final String code;
 

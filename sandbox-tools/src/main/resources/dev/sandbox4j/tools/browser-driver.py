@@ -142,6 +142,8 @@ class Browser:
                 "--disable-extensions", "--disable-background-networking", "--disable-component-update",
                 "--disable-sync", "--disable-default-apps", "--metrics-recording-only", "--mute-audio",
                 "--hide-scrollbars", "--disable-dev-shm-usage", "--remote-debugging-pipe",
+                # back restores no frozen page: it loads again (through the proxy), with a load event to wait for
+                "--disable-features=BackForwardCache",
                 "--window-size=%d,%d" % (WIDTH, HEIGHT), "--user-data-dir=" + self.profile]
         proxy = os.environ.get("HTTP_PROXY") or os.environ.get("http_proxy")
         if proxy:  # every request through the sandbox's egress proxy, loopback included (the proxy refuses it)
@@ -233,6 +235,32 @@ class Browser:
                     raise Fail("permission_denied", "the sandbox's egress policy refused %s (%s)" % (url, egress))
         return self.page({"status": status})
 
+    def back(self, timeout):
+        """Goes one entry back in the active tab's history (as the browser's Back button); none: the page as is."""
+        s = self.session(self.active)
+        h = self.cdp.call("Page.getNavigationHistory", {}, s)
+        if h["currentIndex"] <= 0:
+            return self.page({"moved": False})
+        entry = h["entries"][h["currentIndex"] - 1]
+        self.refs = {}
+        seen = self.cdp.loads.get(s, 0)
+        self.cdp.call("Page.navigateToHistoryEntry", {"entryId": entry["id"]}, s, timeout)
+        if not self.cdp.wait_load(s, seen, timeout):
+            self.cdp.check(s)
+            raise Fail("timeout", "going back to %s did not finish loading within %ds" % (entry["url"], timeout))
+        return self.page({"moved": True})
+
+    def wait_text(self, text, gone, timeout):
+        """Waits until the page's visible text holds `text` (or, gone, no longer does); polled every 0.1 s."""
+        probe = "(document.body ? document.body.innerText : '').includes(%s)" % json.dumps(text)
+        end = time.time() + timeout
+        while bool(self.js(probe, timeout)) == gone:
+            if time.time() >= end:
+                raise Fail("timeout", "the text %r did not %s within %ds" % (text[:100], "go" if gone else "appear",
+                                                                              timeout))
+            time.sleep(0.1)
+        return self.page({})
+
     def open(self, url, timeout):
         t = self.cdp.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.active, self.refs = t, {}
@@ -261,6 +289,10 @@ class Browser:
         if target not in ids:
             raise Fail("not_found", "no tab with target_id " + target)
         self.cdp.call("Target.closeTarget", {"targetId": target})
+        for _ in range(50):  # closeTarget answers before the target is gone from getTargets: a listing would show it
+            if target not in [t["target_id"] for t in self.tabs()["tabs"]]:
+                break
+            time.sleep(0.1)
         self.sessions.pop(target, None)
         rest = [i for i in ids if i != target]
         if target == self.active:
@@ -403,6 +435,10 @@ class Browser:
         op, t = r.get("op"), min(max(int(r.get("timeout", 30)), 1), 300)
         if op == "navigate":
             return self.navigate(r["url"], t)
+        if op == "wait_text":
+            return self.wait_text(str(r["text"]), bool(r.get("gone")), t)
+        if op == "back":
+            return self.back(t)
         if op == "open":
             return self.open(r.get("url"), t)
         if op == "tabs":

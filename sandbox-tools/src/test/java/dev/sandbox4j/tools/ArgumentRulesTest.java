@@ -167,12 +167,13 @@ class ArgumentRulesTest {
             }
         }
         // the coding document's table says number (bash.timeout, sub_agent.max_turns); the reference filesystem
-        // server's zod schema says z.number(); Codex's local_tool.rs says JsonSchema::number (whole numbers used)
+        // server's zod schema says z.number(); Codex's local_tool.rs says JsonSchema::number (whole numbers used);
+        // Playwright MCP's browser_tabs says "type": "number" for its index
         assertThat(numbers).containsExactly("codex/exec_command.max_output_tokens", "codex/exec_command.yield_time_ms",
                 "codex/write_stdin.max_output_tokens", "codex/write_stdin.session_id",
                 "codex/write_stdin.yield_time_ms", "coding/bash.timeout", "coding/sub_agent.max_turns",
                 "filesystem/read_file.head", "filesystem/read_file.tail", "filesystem/read_text_file.head",
-                "filesystem/read_text_file.tail");
+                "filesystem/read_text_file.tail", "playwright/browser_tabs.index", "playwright/browser_wait_for.time");
     }
 
     @Test

@@ -162,4 +162,41 @@ class SurfaceSchemaTest {
             }
         }
     }
+
+    @Test
+    void playwright_servesPlaywrightMcpsToolsTheEngineCarries() throws Exception {
+        Map<String, JsonNode> document = new LinkedHashMap<>();
+        Map<String, JsonNode> annotations = new LinkedHashMap<>();
+        for (JsonNode t : resource("playwright.json").get("tools")) {
+            document.put(t.get("name").asText(), t.get("inputSchema"));
+            annotations.put(t.get("name").asText(), t.get("annotations"));
+        }
+        JsonNode differences = resource("playwright.differences.json");
+        Map<String, ToolSpec> served = served(ToolConfig.builder().profile("playwright").build());
+        assertInputs(document, served, differences);
+        ObjectNode withEvaluate = (ObjectNode) differences.deepCopy();
+        ((ObjectNode) withEvaluate.get("omitted")).remove("browser_evaluate");
+        Map<String, ToolSpec> all = served(ToolConfig.builder().profile("playwright")
+                .browser(Browser.Options.defaults().withEvaluateEnabled(true)).build());
+        assertInputs(document, all, withEvaluate);
+        for (ToolSpec spec : all.values()) {
+            JsonNode a = annotations.get(spec.name());
+            assertThat(spec.readOnly()).as(spec.name() + " readOnlyHint").isEqualTo(a.get("readOnlyHint").asBoolean());
+            assertThat(spec.hints().openWorld()).isEqualTo(a.get("openWorldHint").asBoolean());
+            assertThat(!spec.readOnly() && spec.hints().destructive()).as(spec.name() + " destructiveHint")
+                    .isEqualTo(a.get("destructiveHint").asBoolean());
+            assertThat(spec.title()).isEqualTo(a.get("title").asText());
+            assertThat(spec.description()).isEqualTo(document.containsKey(spec.name())
+                    ? descriptionOf(spec.name()) : null);
+        }
+    }
+
+    private static String descriptionOf(String tool) throws Exception {
+        for (JsonNode t : resource("playwright.json").get("tools")) {
+            if (t.get("name").asText().equals(tool)) {
+                return t.get("description").asText();
+            }
+        }
+        return null;
+    }
 }
