@@ -24,7 +24,8 @@ class ProfileProviderTest {
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             Map<ToolSpecification, ToolExecutor> spacebot = new SandboxToolProvider(sandbox,
                     ToolConfig.builder().profile("spacebot").build()).tools();
-            assertThat(spacebot.keySet()).extracting(ToolSpecification::name).containsExactly("shell", "file", "exec", "browser");
+            assertThat(spacebot.keySet()).extracting(ToolSpecification::name).containsExactly("shell", "file", "exec",
+                    "browser", "set_status", "read_skill");
             JsonArraySchema env = (JsonArraySchema) named(spacebot, "exec").parameters().properties().get("env");
             assertThat(((JsonObjectSchema) env.items()).required()).containsExactly("key", "value");
             JsonEnumSchema op = (JsonEnumSchema) named(spacebot, "file").parameters().properties().get("operation");
