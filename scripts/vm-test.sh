@@ -33,7 +33,7 @@ repo=$PWD
 # signal, interrupt and kill tests), lifecycle (the kit's LifecycleContract, ReliabilityFixesTest's open/close
 # and leftover tests, a locked-up workspace deleted at close), the shared agent binaries (HardeningTest), the output cap at
 # its edges, the workspace quota (WorkspaceQuotaTest, the kit's WorkspaceQuotaContract), file watch
-# (the kit's WatchContract, LocalWatchTest). Left out: the heavy concurrency and output-flood tests (300 commands, 64 sandboxes, 1 GB of
+# (the kit's WatchContract, LocalWatchTest), workspace sources and volumes (the kit's contracts). Left out: the heavy concurrency and output-flood tests (300 commands, 64 sandboxes, 1 GB of
 # output), which measure the emulator more than the backend; `all` runs them.
 DEFAULT_TESTS='SmokeTest PostureTest LimitsTest LocalSecurityTest$ResourceDos LocalSecurityTest$ProcessLifetime contract:LimitsContract'
 DEFAULT_TESTS+=' ReliabilityFixesTest#failedOpenLeavesNothing|deadOwnersLeftoversAreReaped|deadJailClosesTheSandbox|nofileLimitIsAtMostTheHardLimit|closeDeletesDirectoriesTheSandboxLockedUp'
@@ -43,6 +43,8 @@ DEFAULT_TESTS+=' WorkspaceQuotaTest contract:WorkspaceQuotaContract'
 DEFAULT_TESTS+=' contract:ShellContract#run_outputAroundTheCapsEdges.*|run_killedBySignal.*|run_pastTimeout.*|run_timeout_killsDetachedChildren|start_handleClosed_killsCommand|close_sandbox_killsBackgroundCommands|run_callerInterrupted.*|start_withTimeout_endsTimedOut|close_fromSeveralThreadsAtOnce.*'
 # file watch: the agent's inotify on this kernel, in each setting (a rename split over two reads was found here)
 DEFAULT_TESTS+=' contract:WatchContract LocalWatchTest'
+# workspaces from host directories and named volumes (issue 35): overlayfs as root on this kernel, the copy otherwise
+DEFAULT_TESTS+=' contract:WorkspaceSourceContract contract:WorkspaceVolumeContract'
 
 cache=${SANDBOX4J_VM_CACHE:-/var/cache/sandbox4j/vm}
 modes=${SANDBOX4J_VM_MODES:-dev dev-scope root}
