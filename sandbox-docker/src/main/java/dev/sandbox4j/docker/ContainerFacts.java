@@ -118,6 +118,9 @@ record ContainerFacts(Engine engine, SandboxSpec spec, ResourceLimits granted) {
         if (!codeExecution) {
             features.remove(Feature.CODE_EXECUTION);
         }
+        if (!traits.freezer()) {
+            features.remove(Feature.PAUSE); // pause() then refuses, typed, before asking the engine
+        }
         ResourceLimits asked = spec.limits();
         if (asked.hasWorkspaceQuota()) {
             details.put("workspaceQuota", "tmpfs volume (local driver" + (traits.podman() ? ", size as nr_blocks" : "")

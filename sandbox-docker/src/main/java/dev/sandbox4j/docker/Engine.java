@@ -134,6 +134,14 @@ final class Engine implements Closeable {
             return (podman ? "Podman " : "Docker Engine ") + version + (rootless ? ", rootless" : "") + ", cgroup v"
                     + cgroupVersion;
         }
+
+        /**
+         * Whether containers get a cgroup to freeze ({@code docker pause}): not on a rootless engine on cgroup v1
+         * (measured on Podman 4.3.1: "can not pause containers on rootless containers with cgroup V1").
+         */
+        boolean freezer() {
+            return !(rootless && "1".equals(cgroupVersion));
+        }
     }
 
     private static final Map<String, Traits> TRAITS = new java.util.concurrent.ConcurrentHashMap<>();

@@ -77,7 +77,7 @@ final class PodmanTestSupport {
         return spec.toBuilder().limits(l).build();
     }
 
-    /** The provider's features less the limits this engine cannot apply. */
+    /** The provider's features less the limits (and the freezer) this engine cannot give. */
     static Set<Feature> features() {
         Set<Feature> f = EnumSet.copyOf(PROVIDER.features());
         if (HOST == null || HOST.isBlank()) {
@@ -93,6 +93,9 @@ final class PodmanTestSupport {
             }
             if (!t.cpu()) {
                 f.remove(Feature.CPU_LIMIT);
+            }
+            if (!t.freezer()) {
+                f.remove(Feature.PAUSE);
             }
         } catch (RuntimeException e) {
             // the engine is not there: every test skips (or fails when required) at open
