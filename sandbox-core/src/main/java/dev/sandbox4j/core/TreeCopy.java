@@ -26,38 +26,79 @@ public final class TreeCopy {
     private TreeCopy() {
     }
 
-    /** Copies what {@code from} holds into the existing directory {@code to}; {@code owner} may chown, or null. */
-    public static Result copy(Path from, Path to, java.util.function.Consumer<Path> owner) throws IOException {
+    /**
+     * What a walk meets, parents first; {@code rel} is the path relative to the walk's root (empty for the root).
+     * Every backend that carries a host tree somewhere (a copy on disk or in jimfs, an archive for an engine) walks it
+     * by these rules, here, once.
+     */
+    public interface Visitor {
+        void directory(Path dir, Path rel) throws IOException;
+
+        void file(Path file, Path rel, long size) throws IOException;
+
+        void link(Path link, Path rel, Path target) throws IOException;
+    }
+
+    /**
+     * Walks {@code from} without following a link: directories, regular files and symbolic links go to {@code v};
+     * FIFOs, devices and sockets are skipped and counted. The result counts files and links, and the files' sizes.
+     */
+    public static Result walk(Path from, Visitor v) throws IOException {
         long[] n = new long[3];
         Files.walkFileTree(from, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) throws IOException {
-                Path t = ChangeSet.resolve(to, from.relativize(dir));
-                if (!dir.equals(from)) {
-                    Files.createDirectory(t);
-                }
-                perms(dir, t);
-                own(t);
+                v.directory(dir, from.relativize(dir));
                 return FileVisitResult.CONTINUE;
             }
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
-                Path t = ChangeSet.resolve(to, from.relativize(file));
                 if (a.isSymbolicLink()) {
-                    Files.createSymbolicLink(t, t.getFileSystem().getPath(Files.readSymbolicLink(file).toString()));
+                    v.link(file, from.relativize(file), Files.readSymbolicLink(file));
                 } else if (a.isRegularFile()) {
-                    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-                        n[1] += Files.copy(in, t);
-                    }
-                    perms(file, t);
+                    v.file(file, from.relativize(file), a.size());
+                    n[1] += a.size();
                 } else {
                     n[2]++;
                     return FileVisitResult.CONTINUE;
                 }
-                own(t);
                 n[0]++;
                 return FileVisitResult.CONTINUE;
+            }
+        });
+        return new Result(n[0], n[1], n[2]);
+    }
+
+    /** Copies what {@code from} holds into the existing directory {@code to}; {@code owner} may chown, or null. */
+    public static Result copy(Path from, Path to, java.util.function.Consumer<Path> owner) throws IOException {
+        long[] copied = {0};
+        Result r = walk(from, new Visitor() {
+            @Override
+            public void directory(Path dir, Path rel) throws IOException {
+                Path t = ChangeSet.resolve(to, rel);
+                if (!dir.equals(from)) {
+                    Files.createDirectory(t);
+                }
+                perms(dir, t);
+                own(t);
+            }
+
+            @Override
+            public void file(Path file, Path rel, long size) throws IOException {
+                Path t = ChangeSet.resolve(to, rel);
+                try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                    copied[0] += Files.copy(in, t);
+                }
+                perms(file, t);
+                own(t);
+            }
+
+            @Override
+            public void link(Path link, Path rel, Path target) throws IOException {
+                Path t = ChangeSet.resolve(to, rel);
+                Files.createSymbolicLink(t, t.getFileSystem().getPath(target.toString()));
+                own(t);
             }
 
             private void own(Path t) {
@@ -66,7 +107,7 @@ public final class TreeCopy {
                 }
             }
         });
-        return new Result(n[0], n[1], n[2]);
+        return new Result(r.files(), copied[0], r.skipped());
     }
 
     private static void perms(Path from, Path to) throws IOException {

@@ -162,12 +162,16 @@ final class ArchiveTree {
         return "'" + t.replaceAll("\\p{Cntrl}", "?") + "'";
     }
 
-    /** Deletes a tree without following links (a mount point's content in the download). */
+    /**
+     * Deletes a download without following links; a directory the sandbox made read-only is opened up first, so that
+     * its entries can go when the JVM is not root.
+     */
     static void deleteTree(Path p) throws IOException {
         if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            Files.setPosixFilePermissions(p, perms(0700));
             try (var s = Files.list(p)) {
                 for (Path c : (Iterable<Path>) s::iterator) {
                     deleteTree(c);

@@ -9,12 +9,11 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Workspace;
 import dev.sandbox4j.WorkspaceSource;
 import dev.sandbox4j.core.HostDirs;
+import dev.sandbox4j.core.TreeCopy;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Instant;
@@ -256,48 +255,41 @@ final class ContainerSources {
         }
     }
 
-    /** The tree as upload entries, parents first, walked without following links. */
+    /** The tree as upload entries, parents first, by the shared walk's rules ({@link TreeCopy#walk}). */
     private static Walked walk(Path root) {
         List<TarUpload.Entry> entries = new ArrayList<>();
         List<String> links = new ArrayList<>();
-        long[] bytes = {0};
-        long[] skipped = {0};
+        TreeCopy.Result r;
         try {
-            Files.walkFileTree(root, Set.of(), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+            r = TreeCopy.walk(root, new TreeCopy.Visitor() {
                 @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes a) throws IOException {
+                public void directory(Path dir, Path rel) throws IOException {
                     if (!dir.equals(root)) {
                         entries.add(new TarUpload.Entry(name(root, dir), mode(dir), 0, null));
                     }
-                    return FileVisitResult.CONTINUE;
                 }
 
                 @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes a) throws IOException {
-                    if (a.isSymbolicLink()) {
-                        Path target = Files.readSymbolicLink(file);
-                        if (!Path.of(target.toString()).equals(target)) {
-                            throw DockerErrors.error(ErrorKind.INVALID_PATH, "the link " + name(root, file) + " in the "
-                                    + "workspace source has a target this JVM cannot decode");
-                        }
-                        links.add(target.toString());
-                        links.add(name(root, file));
-                    } else if (a.isRegularFile()) {
-                        long size = a.size();
-                        bytes[0] += size;
-                        entries.add(new TarUpload.Entry(name(root, file), mode(file), size,
-                                () -> Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)));
-                    } else {
-                        skipped[0]++; // a FIFO would block the upload; a device has no place in a copy
+                public void file(Path file, Path rel, long size) throws IOException {
+                    entries.add(new TarUpload.Entry(name(root, file), mode(file), size,
+                            () -> Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)));
+                }
+
+                @Override
+                public void link(Path link, Path rel, Path target) {
+                    if (!Path.of(target.toString()).equals(target)) {
+                        throw DockerErrors.error(ErrorKind.INVALID_PATH, "the link " + name(root, link) + " in the "
+                                + "workspace source has a target this JVM cannot decode");
                     }
-                    return FileVisitResult.CONTINUE;
+                    links.add(target.toString());
+                    links.add(name(root, link));
                 }
             });
         } catch (IOException e) {
             throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the workspace source " + root + ": "
                     + e.getMessage(), e);
         }
-        return new Walked(entries, links, bytes[0], skipped[0]);
+        return new Walked(entries, links, r.bytes(), r.skipped());
     }
 
     /**

@@ -11,11 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.stream.Stream;
 
 /**
  * The change set of a container's copied workspace: each call downloads the workspace through the engine's archive
@@ -101,29 +99,10 @@ final class DownloadedChangeSet implements Workspace {
     }
 
     private static void delete(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            // a directory the sandbox made read-only must still let its entries go (when the JVM is not root)
-            s.filter(p -> Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)).forEach(p -> {
-                try {
-                    Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(
-                            "rwx------"));
-                } catch (IOException e) {
-                    // deleted below or left over
-                }
-            });
+        try {
+            ArchiveTree.deleteTree(dir);
         } catch (IOException e) {
-            // as below
-        }
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // a leftover in the temp directory; nothing of the sandbox's
-                }
-            });
-        } catch (IOException e) {
-            // as above
+            // a leftover in the temp directory; nothing of the sandbox's
         }
     }
 }
