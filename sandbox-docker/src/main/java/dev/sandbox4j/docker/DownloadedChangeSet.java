@@ -79,9 +79,8 @@ final class DownloadedChangeSet implements Workspace {
             try (InputStream in = download.open()) {
                 ArchiveTree.extract(in, tree, ArchiveTree.Limits.DEFAULT);
             }
-            for (String h : hidden) {
-                ArchiveTree.deleteTree(tree.resolve(h)); // a mount point's content is not the sandbox's change
-            }
+            // mount points under the workspace are left out by hiding(), not deleted here: a path under one may lead
+            // through a link the sandbox made above it, and a delete must never follow one out of the download
             return f.apply(new ChangeSet(source, real, tree, ChangeSet.Layout.FULL_TREE,
                     ChangeSet.unchangedSince(opened, margin), guard).hiding(hidden));
         } catch (IOException e) {
