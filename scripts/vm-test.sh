@@ -45,6 +45,8 @@ DEFAULT_TESTS+=' contract:ShellContract#run_outputAroundTheCapsEdges.*|run_kille
 DEFAULT_TESTS+=' contract:WatchContract LocalWatchTest'
 # workspaces from host directories and named volumes (issue 35): overlayfs as root on this kernel, the copy otherwise
 DEFAULT_TESTS+=' contract:WorkspaceSourceContract contract:WorkspaceVolumeContract'
+# pause and resume (issue 31): cgroup v2's cgroup.freeze in each setting (v1's freezer.state runs on the host)
+DEFAULT_TESTS+=' contract:PauseContract'
 
 cache=${SANDBOX4J_VM_CACHE:-/var/cache/sandbox4j/vm}
 modes=${SANDBOX4J_VM_MODES:-dev dev-scope root}

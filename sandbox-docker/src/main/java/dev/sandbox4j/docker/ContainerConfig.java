@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the container with them.
  */
 final class ContainerConfig {
-    private static final Map<Set<String>, String> SECCOMP_PROFILES = new ConcurrentHashMap<>();
+    private static final Map<List<Object>, String> SECCOMP_PROFILES = new ConcurrentHashMap<>();
 
     private ContainerConfig() {
     }
@@ -219,17 +219,28 @@ final class ContainerConfig {
     /**
      * The profile for a spec: the options' own when set (then the spec may not ask for opt-in sets, which only
      * sandbox4j's profile knows how to add), else sandbox4j's allow-list with the spec's sets, generated from
-     * sandbox-core's policy (the jail's BPF comes from the same source) once per combination.
+     * sandbox-core's policy (the jail's BPF comes from the same source) for the engine's architecture only, once per
+     * combination.
      */
-    static String seccompProfile(DockerOptions o, Set<String> syscallSets) {
+    static String seccompProfile(DockerOptions o, Set<String> syscallSets, String arch) {
+        checkSeccomp(o, syscallSets);
         if (o.seccompProfile() != null) {
-            if (!syscallSets.isEmpty()) {
-                throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the spec asks for syscall sets " + syscallSets
-                        + " but the Docker options replace sandbox4j's seccomp profile with their own: add the calls "
-                        + "to that profile, or drop withSeccompProfile");
-            }
             return o.seccompProfile();
         }
-        return SECCOMP_PROFILES.computeIfAbsent(syscallSets, sets -> SeccompPolicy.of(sets).ociProfile());
+        if (!SeccompPolicy.supports(arch)) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the engine runs on " + arch + ": sandbox4j's seccomp "
+                    + "allow-list knows x86_64 and aarch64 only; give a profile of your own (withSeccompProfile)");
+        }
+        return SECCOMP_PROFILES.computeIfAbsent(List.of(syscallSets, arch),
+                k -> SeccompPolicy.of(syscallSets).ociProfile(arch));
+    }
+
+    /** Refuses, before anything is made, syscall sets that a profile of the options' own cannot add. */
+    static void checkSeccomp(DockerOptions o, Set<String> syscallSets) {
+        if (o.seccompProfile() != null && !syscallSets.isEmpty()) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "the spec asks for syscall sets " + syscallSets
+                    + " but the Docker options replace sandbox4j's seccomp profile with their own: add the calls "
+                    + "to that profile, or drop withSeccompProfile");
+        }
     }
 }

@@ -85,7 +85,7 @@ final class ContainerHost implements SandboxHost {
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
         ContainerConfig.checkQuotaFitsMemory(spec.limits());
-        ContainerConfig.seccompProfile(options, spec.syscallSets()); // refused before anything is made
+        ContainerConfig.checkSeccomp(options, spec.syscallSets()); // refused before anything is made
         return open(options, spec, ContainerSources.prepare(options, spec), true);
     }
 
@@ -264,7 +264,8 @@ final class ContainerHost implements SandboxHost {
         long wsBytes = workspaceTmpfsBytes = ContainerConfig.workspaceTmpfsBytes(l);
         VolumeOptions workspaceOptions = ContainerConfig.volumeOptions(labels, wsBytes, l.workspaceInodes(), uid, gid,
                 traits.podman());
-        String seccomp = engine.seccompOption(ContainerConfig.seccompProfile(engine.options, spec.syscallSets()));
+        String seccomp = engine.seccompOption(ContainerConfig.seccompProfile(engine.options, spec.syscallSets(),
+                traits.architecture()));
         HostConfig hc = ContainerConfig.hostConfig(l, workspaceVolume, workspaceOptions, seccomp,
                 engine.binariesVolume(traits.architecture()));
         List<com.github.dockerjava.api.model.Mount> mounts = new java.util.ArrayList<>(hc.getMounts());
@@ -294,7 +295,7 @@ final class ContainerHost implements SandboxHost {
             // the profile's volume went (podman volume prune removes it: no container uses it): write it again
             engine.forgetSeccomp();
             hc.withSecurityOpts(ContainerConfig.securityOpts(engine.seccompOption(
-                    ContainerConfig.seccompProfile(engine.options, spec.syscallSets()))));
+                    ContainerConfig.seccompProfile(engine.options, spec.syscallSets(), traits.architecture()))));
             created = createContainer(hc, labels, l, traits);
         }
         containerId = created.getId();

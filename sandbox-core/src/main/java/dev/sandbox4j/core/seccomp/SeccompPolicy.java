@@ -55,9 +55,19 @@ public final class SeccompPolicy {
         return Bpf.assemble(policy, t);
     }
 
-    /** The Docker/Podman seccomp profile (JSON) of this policy, for both architectures. */
-    public String ociProfile() {
-        return OciProfile.json(policy);
+    /**
+     * The Docker/Podman seccomp profile (JSON) of this policy for the engine's {@code arch} (Docker's and
+     * {@code os.arch} names accepted): only that architecture is listed, so every other is killed.
+     *
+     * @throws IllegalArgumentException naming the architecture when it is not x86_64 or aarch64
+     */
+    public String ociProfile(String arch) {
+        SyscallTable t = SyscallTable.of(canonical(arch));
+        if (t == null) {
+            throw new IllegalArgumentException("no seccomp profile for architecture '" + arch
+                    + "': only x86_64 (amd64) and aarch64 (arm64) are supported");
+        }
+        return OciProfile.json(policy, t);
     }
 
     /** A one-line description for {@code SandboxInfo.details()}, such as {@code allow-list x86_64 +debug}. */

@@ -89,7 +89,7 @@ class SeccompAgreementTest {
         int decide(int auditArch, int nr, long[] args) {
             List<Object> arches = (List<Object>) profile.get("architectures");
             String native_ = table == SyscallTable.X86_64 ? "SCMP_ARCH_X86_64" : "SCMP_ARCH_AARCH64";
-            assertThat(arches).contains(native_).doesNotContain("SCMP_ARCH_X32", "SCMP_ARCH_X86", "SCMP_ARCH_ARM");
+            assertThat(arches).as("one profile per architecture: the engine's only").containsExactly(native_);
             if (auditArch != table.auditArch || (table.hasX32 && (nr & 0x40000000) != 0)) {
                 return Policy.KILL_PROCESS; // libseccomp's bad-architecture action
             }
@@ -176,7 +176,7 @@ class SeccompAgreementTest {
         Policy policy = Policy.of(optIns);
         for (SyscallTable t : List.of(SyscallTable.X86_64, SyscallTable.AARCH64)) {
             byte[] bpf = facade.bpf(t.arch);
-            ProfileEval json = new ProfileEval(facade.ociProfile(), t);
+            ProfileEval json = new ProfileEval(facade.ociProfile(t.arch), t);
             Random random = new Random(33);
             int checked = 0;
             for (int nr = 0; nr <= t.max() + 600; nr++) {
