@@ -1,11 +1,11 @@
 package dev.sandbox4j.docker;
 
-import dev.sandbox4j.Feature;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.pool.PoolOptions;
 import dev.sandbox4j.pool.SandboxPool;
 import dev.sandbox4j.testing.LifecycleContract;
+import dev.sandbox4j.testing.ForwardingFixture;
 import dev.sandbox4j.testing.SandboxFixture;
 import dev.sandbox4j.testing.ShellContract;
 import java.time.Duration;
@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The kit's lifecycle and shell contracts on Docker sandboxes handed out by a {@link SandboxPool} (the whole kit runs
@@ -30,47 +29,31 @@ class PooledDockerConformanceTest implements LifecycleContract, ShellContract {
         return FIXTURE;
     }
 
-    static final class PooledFixture implements SandboxFixture {
+    static final class PooledFixture extends ForwardingFixture {
         private static final PoolOptions OPTIONS = new PoolOptions(0, 8, 1, Duration.ofMinutes(5),
                 Duration.ofMinutes(2));
 
         private static PoolOptions options(SandboxSpec spec) {
             return OPTIONS;
         }
-        private final SandboxFixture plain;
         private final Map<SandboxSpec, SandboxPool> pools = new IdentityHashMap<>();
 
         PooledFixture(SandboxFixture plain) {
-            this.plain = plain;
+            super(plain);
         }
 
         @Override
         public Sandbox open(SandboxSpec spec) {
             SandboxPool pool;
             synchronized (pools) {
-                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> plain.open(s), options(s)));
+                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> delegate().open(s), options(s)));
             }
             return pool.acquire();
         }
 
         @Override
-        public Set<Feature> features() {
-            return plain.features();
-        }
-
-        @Override
-        public void removeVolume(String name) {
-            plain.removeVolume(name);
-        }
-
-        @Override
         public Sandbox openWithContexts(SandboxSpec spec) {
             return open(spec);
-        }
-
-        @Override
-        public String workspaceRoot(Sandbox sandbox) {
-            return plain.workspaceRoot(sandbox);
         }
 
         @Override
@@ -81,7 +64,7 @@ class PooledDockerConformanceTest implements LifecycleContract, ShellContract {
                 pools.clear();
             }
             open.forEach(SandboxPool::close);
-            return plain.leaks();
+            return delegate().leaks();
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.sandbox4j.local;
 
-import dev.sandbox4j.Feature;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.WorkspaceSource;
@@ -13,17 +12,13 @@ import dev.sandbox4j.testing.PauseContract;
 import dev.sandbox4j.testing.ShellContract;
 import dev.sandbox4j.testing.WorkspaceQuotaContract;
 import dev.sandbox4j.testing.WorkspaceSourceContract;
+import dev.sandbox4j.testing.ForwardingFixture;
 import dev.sandbox4j.testing.SandboxFixture;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
-import javax.net.ssl.SSLContext;
 
 /**
  * The conformance kit on sandboxes handed out by a {@link SandboxPool}: opened ahead on the pool's thread, handed over,
@@ -45,7 +40,7 @@ class PooledLocalConformanceTest implements LifecycleContract, ShellContract, Li
         return FIXTURE;
     }
 
-    static final class PooledFixture implements SandboxFixture {
+    static final class PooledFixture extends ForwardingFixture {
         private static final PoolOptions OPTIONS = new PoolOptions(1, 8, 1, Duration.ofMinutes(5),
                 Duration.ofMinutes(2));
 
@@ -59,40 +54,24 @@ class PooledLocalConformanceTest implements LifecycleContract, ShellContract, Li
             return kind == WorkspaceSource.Kind.GIT || kind == WorkspaceSource.Kind.VOLUME ? OPTIONS.withMin(0)
                     : OPTIONS;
         }
-        private final SandboxFixture plain;
         private final Map<SandboxSpec, SandboxPool> pools = new IdentityHashMap<>();
 
         PooledFixture(SandboxFixture plain) {
-            this.plain = plain;
+            super(plain);
         }
 
         @Override
         public Sandbox open(SandboxSpec spec) {
             SandboxPool pool;
             synchronized (pools) {
-                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> plain.open(s), options(s)));
+                pool = pools.computeIfAbsent(spec, s -> SandboxPool.of(() -> delegate().open(s), options(s)));
             }
             return pool.acquire();
         }
 
         @Override
-        public Set<Feature> features() {
-            return plain.features();
-        }
-
-        @Override
-        public void removeVolume(String name) {
-            plain.removeVolume(name);
-        }
-
-        @Override
         public Sandbox openWithContexts(SandboxSpec spec) {
             return open(spec);
-        }
-
-        @Override
-        public String workspaceRoot(Sandbox sandbox) {
-            return plain.workspaceRoot(sandbox);
         }
 
         @Override
@@ -103,18 +82,8 @@ class PooledLocalConformanceTest implements LifecycleContract, ShellContract, Li
                 pools.clear();
             }
             open.forEach(SandboxPool::close);
-            return plain.leaks();
+            return delegate().leaks();
         }
 
-        @Override
-        public AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
-            return plain.egressForTests(resolver, exempt);
-        }
-
-        @Override
-        public AutoCloseable egressForTests(Function<String, InetAddress> resolver, SSLContext upstreamTls,
-                                            InetSocketAddress... exempt) {
-            return plain.egressForTests(resolver, upstreamTls, exempt);
-        }
     }
 }
