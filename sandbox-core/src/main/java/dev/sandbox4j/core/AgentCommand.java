@@ -13,7 +13,6 @@ import dev.sandbox4j.SandboxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -256,11 +255,11 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
      * A command's variables under its terminal: {@code TERM} last (the terminal says what it is); a sandbox without
      * {@link Feature#TERMINAL} refuses a terminal before anything starts.
      */
-    static List<String> terminalEnv(Terminal terminal, Set<Feature> features, List<String> env) {
+    static List<String> terminalEnv(Terminal terminal, AgentShell.Hooks hooks, List<String> env) {
         if (terminal == null) {
-            return env;
+            return env; // the sandbox's info is not asked for on every command's way
         }
-        if (!features.contains(Feature.TERMINAL)) {
+        if (!hooks.info().features().contains(Feature.TERMINAL)) {
             throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox has no terminals (Feature.TERMINAL)");
         }
         List<String> withTerm = new ArrayList<>(env);

@@ -222,7 +222,7 @@ public final class AgentShell implements Shell, CodeRunner {
 
     private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
                                AgentCommand[] made, List<String> wrapperEnv) {
-        List<String> env = AgentCommand.terminalEnv(request.terminal(), hooks.info().features(),
+        List<String> env = AgentCommand.terminalEnv(request.terminal(), hooks,
                 wrapperEnv != null ? wrapperEnv : userEnv(request.env()));
         String cwd = request.cwd() == null ? hooks.workspaceRoot() : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
