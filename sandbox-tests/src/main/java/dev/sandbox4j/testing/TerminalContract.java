@@ -38,6 +38,16 @@ public interface TerminalContract extends ConformanceSupport {
     }
 
     @Test
+    @Requires({Feature.SHELL, Feature.TERMINAL})
+    default void terminal_stdinIsTyped_andItsEndIsCtrlD(Sandbox sandbox) {
+        ExecResult r = sandbox.shell().run(ExecRequest.shell("cat; echo done").withStdin("hello\n")
+                .withTerminal(80, 24).withTimeout(Duration.ofSeconds(20)));
+        assertThat(r.status()).as("the end of stdin reaches cat as the terminal's end of input")
+                .isEqualTo(ExecStatus.COMPLETED);
+        assertThat(r.stdout()).as("the terminal's echo, then cat's copy").isEqualTo("hello\nhello\ndone\n");
+    }
+
+    @Test
     @Requires({Feature.SHELL, Feature.TERMINAL, Feature.PROCESS_REGISTRY})
     default void terminal_pythonReplDrivenThroughSeveralCalls(Sandbox sandbox) {
         Processes p = sandbox.shell().processes();
