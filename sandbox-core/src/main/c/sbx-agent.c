@@ -57,6 +57,7 @@
 #include "sbx-frame.h"
 #include "sbx-fs.h"
 #include "sbx-listen.h"
+#include "sbx-pty.h"
 #include "sbx-proc.h"
 #include "sbx-ring.h"
 #include "sbx-watch.h"
@@ -84,6 +85,8 @@ struct cmd {
     struct keep keep_out, keep_err;
     pid_t pid;
     int in_fd, out_fd, err_fd;
+    int gate_fd; /* a terminal's: the reaper's gate pipe (its stdin is the terminal); closed at GO */
+    int pty;     /* a terminal's: out_fd is its master, in_fd a second fd of it; no stderr */
     struct chunk *q_head, *q_tail;
     int close_after_queue; /* STDIN_CLOSE came: close stdin once the queue is written */
     int reaped;
@@ -163,6 +166,7 @@ static void remove_cmd(size_t i)
     close_stdin(c);
     close_fd(&c->out_fd);
     close_fd(&c->err_fd);
+    close_fd(&c->gate_fd);
     free(c);
     cmds[i] = cmds[--ncmds];
 }
@@ -619,6 +623,7 @@ static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
     char **full = NULL, **envp = NULL;
     const char *why = NULL;
     int pipes[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+    int master = -1, slave = -1;
 
     if (find_cmd(id) != NULL) {
         send_failed(id, "duplicate command id", NULL);
@@ -646,21 +651,34 @@ static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
             goto out;
         }
     }
+    int pty = a.cols != 0;
+    if (pty && (file || !pty_size_ok(a.cols, a.rows))) {
+        send_failed(id, "bad SPAWN frame: ", file ? "a terminal for a file operation" : "bad terminal size");
+        goto out;
+    }
     struct stat st;
     if (stat(a.cwd[0], &st) != 0 || !S_ISDIR(st.st_mode)) {
         send_failed(id, "working directory does not exist: ", a.cwd[0]);
         goto out;
     }
-    full = calloc((size_t) a.nargv + 3, sizeof *full);
+    full = calloc((size_t) a.nargv + 4, sizeof *full);
     envp = file ? calloc(1, sizeof *envp) : merge_env(a.env, a.nenv);
     if (full == NULL || envp == NULL) {
         send_failed(id, "out of memory", NULL);
         goto out;
     }
-    full[0] = (char *) reaper_path;
-    full[1] = "--";
+    int at = 0;
+    full[at++] = (char *) reaper_path;
+    if (pty)
+        full[at++] = "--pty";
+    full[at++] = "--";
     for (uint32_t i = 0; i < a.nargv; i++)
-        full[i + 2] = a.argv[i];
+        full[at++] = a.argv[i];
+    const char *pty_step = NULL;
+    if (pty && pty_open(a.cols, a.rows, &master, &slave, &pty_step) != 0) {
+        send_failed(id, "cannot open a terminal: ", pty_step);
+        goto out;
+    }
     for (int i = 0; i < 4; i++) {
         if (pipe2(pipes[i], O_CLOEXEC) != 0) {
             send_failed(id, "cannot make pipes: ", strerror(errno));
@@ -691,7 +709,8 @@ static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
     if (pid == 0 && file)
         child_file(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], a.cwd[0], a.argv, a.nargv);
     if (pid == 0)
-        child_exec(pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], a.cwd[0], full, envp);
+        child_exec(pipes[0][0], pty ? slave : pipes[1][1], pty ? slave : pipes[2][1], pipes[3][1], a.cwd[0], full,
+                   envp);
     if (pid < 0) {
         free(c);
         send_failed(id, "cannot start the command: fork: ", strerror(errno));
@@ -712,13 +731,24 @@ static void spawn(int32_t id, const unsigned char *p, size_t len, int file)
     c->id = id;
     c->keep = file ? 0 : a.keep;
     c->pid = pid;
-    c->in_fd = pipes[0][1];
-    c->out_fd = pipes[1][0];
-    c->err_fd = pipes[2][0];
-    pipes[0][1] = pipes[1][0] = pipes[2][0] = -1;
+    c->gate_fd = -1;
+    if (pty) {
+        /* stdin and stdout are the master (two fds, so STDIN_CLOSE leaves the output open); the gate is a pipe */
+        c->pty = 1;
+        c->gate_fd = pipes[0][1];
+        c->out_fd = master;
+        c->in_fd = fcntl(master, F_DUPFD_CLOEXEC, 3);
+        c->err_fd = -1;
+        pipes[0][1] = master = -1;
+    } else {
+        c->in_fd = pipes[0][1];
+        c->out_fd = pipes[1][0];
+        c->err_fd = pipes[2][0];
+        pipes[0][1] = pipes[1][0] = pipes[2][0] = -1;
+        fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
+    }
     fcntl(c->in_fd, F_SETFL, O_NONBLOCK);
     fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
     cmds[ncmds++] = c;
     send_int(SBX_SPAWNED, id, (int32_t) pid);
 out:
@@ -726,6 +756,8 @@ out:
         close_fd(&pipes[i][0]);
         close_fd(&pipes[i][1]);
     }
+    close_fd(&master);
+    close_fd(&slave);
     free(full);
     free(envp);
     free_spawn(&a);
@@ -759,14 +791,24 @@ static void handle(int type, int32_t id, const unsigned char *p, size_t len)
         break;
     case SBX_GO:
         /* the gate line goes first: the host sends stdin only after GO */
-        if (c && !c->reaped)
+        if (c && !c->reaped && c->pty) {
+            /* a terminal's gate is a pipe of its own: one byte into an empty pipe, then closed */
+            if (c->gate_fd >= 0) {
+                ssize_t w = write(c->gate_fd, "\n", 1);
+                (void) w;
+            }
+            close_fd(&c->gate_fd);
+        } else if (c && !c->reaped) {
             enqueue(c, (const unsigned char *) "\n", 1, 1);
+        }
         break;
     case SBX_STDIN:
         if (c && !c->reaped && !c->close_after_queue)
             enqueue(c, p, len, 0);
         break;
     case SBX_STDIN_CLOSE:
+        if (c && c->pty && !c->close_after_queue && !c->reaped)
+            enqueue(c, (const unsigned char *) "\x04", 1, 0); /* a terminal's end of input: VEOF (Ctrl-D) */
         if (c) {
             c->close_after_queue = 1;
             if (c->q_head == NULL)
@@ -783,6 +825,13 @@ static void handle(int type, int32_t id, const unsigned char *p, size_t len)
             }
         }
         break;
+    case SBX_RESIZE: {
+        uint32_t cols, rows;
+        /* a malformed size, a command without a terminal or one whose terminal closed: ignored */
+        if (c && c->pty && c->out_fd >= 0 && pty_parse_resize(p, len, &cols, &rows) == 0)
+            pty_resize(c->out_fd, cols, rows);
+        break;
+    }
     default:
         if (unknown_reported++ < 10) {
             char t[16];

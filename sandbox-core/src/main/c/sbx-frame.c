@@ -280,6 +280,19 @@ int parse_spawn(const unsigned char *p, size_t len, struct spawn_args *a, const 
         a->keep = get32(p);
         if (a->keep > SBX_MAX_KEEP)
             a->keep = 0; /* a cap the agent will not hold is the host's to keep: everything goes */
+        p += 4;
+    }
+    if (end - p >= 8) {
+        /* a terminal: checked by the caller (sbx-pty.c's bounds), so a bad size is FAILED, not a silent pipe */
+        a->cols = get32(p);
+        a->rows = get32(p + 4);
+        if (a->cols == 0 && a->rows == 0) {
+            /* no terminal, said explicitly */
+        } else if (a->cols == 0 || a->rows == 0) {
+            *why = "bad terminal size";
+            free_spawn(a);
+            return -1;
+        }
     }
     return 0;
 }

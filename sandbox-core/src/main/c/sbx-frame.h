@@ -103,6 +103,7 @@ struct spawn_args {
     char **argv, **env, **cwd;
     uint32_t nargv, nenv, ncwd;
     uint32_t keep;
+    uint32_t cols, rows; /* a terminal of this size (both > 0: PROTOCOL.md, "Terminals"), else 0 */
 };
 
 /* Returns -1 with *why on a malformed list (nothing allocated), else 0; free_spawn frees what it made. */

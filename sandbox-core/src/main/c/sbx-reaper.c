@@ -2,6 +2,7 @@
  * sbx-reaper: per-command supervisor run inside the jail in place of the shell gate.
  *
  *   sbx-reaper -- argv...        (fd 0/1/2 = the command's pipes)
+ *   sbx-reaper --pty -- argv...  (fd 0 = the gate pipe, fd 1/2 = a terminal's slave: see sbx-pty.c)
  *
  * 1. Reads the gate line from fd 0 one byte at a time up to '\n' (nothing after it is consumed);
  *    EOF or a read error before '\n' -> exit 125, nothing run.
@@ -14,6 +15,8 @@
  *    status (its exit code, or 128 + signal).
  * 4. SIGTERM: forwarded (then SIGCONT) to every descendant, keeps going. SIGUSR1: SIGKILL every
  *    descendant until none are left, exit 137. SIGINT, SIGHUP: forwarded to the main child.
+ * With --pty the child first starts a session whose controlling terminal is fd 1 (setsid + TIOCSCTTY) and makes
+ * that terminal its stdin too; Ctrl-C typed there signals the terminal's foreground process group, not this helper.
  * 5. After the fork the supervisor points its own fd 0/1/2 at /dev/null: it never blocks on, nor keeps
  *    open, the command's pipes. It opens nothing before the fork, so the command inherits no extra fd.
  *
@@ -40,6 +43,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "sbx-pty.h"
 
 #define EXIT_NOT_RUN 125
 #define EXIT_KILLED 137
@@ -252,8 +257,12 @@ static void exec_failed(const char *name, int err)
     }
 }
 
-static void exec_child(char **argv)
+static void exec_child(char **argv, int pty)
 {
+    if (pty && (pty_make_controlling(STDOUT_FILENO) != 0 || dup2(STDOUT_FILENO, STDIN_FILENO) < 0)) {
+        say("the terminal", strerror(errno));
+        _exit(EXIT_NOT_RUN);
+    }
     /*
      * Every disposition back to SIG_DFL, through the raw system call: libc's sigaction() refuses its reserved
      * real-time signals (32, 33), which a launcher may have left ignored. SIGKILL and SIGSTOP fail: fine.
@@ -285,11 +294,12 @@ static void detach_stdio(void)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3 || strcmp(argv[1], "--") != 0) {
-        say_as("sbx-reaper: ", "usage: sbx-reaper -- command [arg...]", NULL); /* its own usage, run by hand */
+    int pty = argc > 1 && strcmp(argv[1], "--pty") == 0;
+    if (argc < 3 + pty || strcmp(argv[1 + pty], "--") != 0) {
+        say_as("sbx-reaper: ", "usage: sbx-reaper [--pty] -- command [arg...]", NULL); /* its usage, run by hand */
         return EXIT_NOT_RUN;
     }
-    char **cmd = argv + 2;
+    char **cmd = argv + 2 + pty;
 
     /* Same-uid processes (other commands) may neither ptrace nor read the supervisor. */
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
@@ -343,7 +353,7 @@ int main(int argc, char **argv)
         return EXIT_NOT_RUN;
     }
     if (main_pid == 0)
-        exec_child(cmd);
+        exec_child(cmd, pty);
 
     detach_stdio();
     pid_t self = getpid();

@@ -62,3 +62,8 @@ TMPDIR="$build_dir" ASAN_OPTIONS=detect_leaks=0 "$build_dir/test-fs"
 "$cc" $cflags $sanitize -o "$build_dir/test-listen" "$test_dir/test-listen.c" "$main_dir/sbx-listen.c" "$main_dir/sbx-frame.c"
 echo "[INFO] sandbox-core C unit tests: $build_dir/test-listen"
 "$build_dir/test-listen"
+# terminals (sbx-pty.c) and SPAWN's terminal fields
+# shellcheck disable=SC2086
+"$cc" $cflags $sanitize -o "$build_dir/test-pty" "$test_dir/test-pty.c" "$main_dir/sbx-pty.c" "$main_dir/sbx-frame.c"
+echo "[INFO] sandbox-core C unit tests: $build_dir/test-pty"
+"$build_dir/test-pty" "$golden_dir"

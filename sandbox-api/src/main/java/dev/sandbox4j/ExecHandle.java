@@ -34,6 +34,14 @@ public interface ExecHandle extends AutoCloseable {
     /** Kills the command's whole process tree and returns its result (status {@link ExecStatus#KILLED}). */
     ExecResult kill();
 
+    /**
+     * Resizes the command's terminal ({@link ExecRequest#withTerminal}); its programs get {@code SIGWINCH}. A command
+     * without a terminal: {@link ErrorKind#UNSUPPORTED}; one that ended: ignored.
+     */
+    default void resize(int cols, int rows) {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, command() + " does not run under a terminal");
+    }
+
     /** Kills the command if it still runs. */
     @Override
     void close();

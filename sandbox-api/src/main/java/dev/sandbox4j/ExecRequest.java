@@ -28,9 +28,15 @@ public final class ExecRequest {
     private final byte[] stdin;
     private final Duration timeout;
     private final int outputLimit;
+    private final Terminal terminal;
 
     private ExecRequest(List<String> argv, String shellCommand, String cwd, Map<String, String> env,
                         byte[] stdin, Duration timeout, int outputLimit) {
+        this(argv, shellCommand, cwd, env, stdin, timeout, outputLimit, null);
+    }
+
+    private ExecRequest(List<String> argv, String shellCommand, String cwd, Map<String, String> env,
+                        byte[] stdin, Duration timeout, int outputLimit, Terminal terminal) {
         this.argv = argv;
         this.shellCommand = shellCommand;
         this.cwd = cwd;
@@ -38,6 +44,7 @@ public final class ExecRequest {
         this.stdin = stdin;
         this.timeout = timeout;
         this.outputLimit = outputLimit;
+        this.terminal = terminal;
     }
 
     /** A command line run by {@code /bin/sh -c}. */
@@ -111,7 +118,7 @@ public final class ExecRequest {
 
     public ExecRequest withCwd(String cwd) {
         return new ExecRequest(argv, shellCommand, Objects.requireNonNull(cwd, "cwd"), env, stdin, timeout,
-                outputLimit);
+                outputLimit, terminal);
     }
 
     /**
@@ -122,14 +129,14 @@ public final class ExecRequest {
     public ExecRequest withEnv(String name, String value) {
         Map<String, String> copy = new LinkedHashMap<>(env);
         copy.put(checkName(name), checkValue(value));
-        return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
+        return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit, terminal);
     }
 
     /** Adds variables; names must be valid POSIX names (same rules as {@link #withEnv(String, String)}). */
     public ExecRequest withEnv(Map<String, String> vars) {
         Map<String, String> copy = new LinkedHashMap<>(env);
         checkVars(vars).forEach((k, v) -> copy.put(checkName(k), checkValue(v)));
-        return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit);
+        return new ExecRequest(argv, shellCommand, cwd, Map.copyOf(copy), stdin, timeout, outputLimit, terminal);
     }
 
     public ExecRequest withStdin(String text) {
@@ -137,14 +144,14 @@ public final class ExecRequest {
     }
 
     public ExecRequest withStdin(byte[] bytes) {
-        return new ExecRequest(argv, shellCommand, cwd, env, bytes.clone(), timeout, outputLimit);
+        return new ExecRequest(argv, shellCommand, cwd, env, bytes.clone(), timeout, outputLimit, terminal);
     }
 
     public ExecRequest withTimeout(Duration timeout) {
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout (" + timeout + ") must be positive");
         }
-        return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, outputLimit);
+        return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, outputLimit, terminal);
     }
 
     /** Characters to keep at each end of each stream (the default keeps 15,000 + 15,000). */
@@ -152,7 +159,26 @@ public final class ExecRequest {
         if (chars <= 0) {
             throw new IllegalArgumentException("output limit (" + chars + ") must be positive");
         }
-        return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, chars);
+        return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, chars, terminal);
+    }
+
+    /** The terminal the command runs under, or null for pipes. */
+    public Terminal terminal() {
+        return terminal;
+    }
+
+    /**
+     * Runs the command under a pseudo-terminal ({@link Feature#TERMINAL}; else {@link ErrorKind#UNSUPPORTED}):
+     * programs see a terminal ({@code isatty}, prompts, colours, line editing), and its output is one stream.
+     */
+    public ExecRequest withTerminal(Terminal terminal) {
+        return new ExecRequest(argv, shellCommand, cwd, env, stdin, timeout, outputLimit,
+                Objects.requireNonNull(terminal, "terminal"));
+    }
+
+    /** {@code withTerminal(Terminal.of(cols, rows))}. */
+    public ExecRequest withTerminal(int cols, int rows) {
+        return withTerminal(Terminal.of(cols, rows));
     }
 
     /** No operating system can pass a NUL inside an argument or environment value. */
@@ -189,6 +215,7 @@ public final class ExecRequest {
 
     @Override
     public String toString() {
-        return "ExecRequest[" + displayCommand() + "]";
+        return "ExecRequest[" + displayCommand() + (terminal == null ? "" : ", terminal " + terminal.cols() + "x"
+                + terminal.rows()) + "]";
     }
 }

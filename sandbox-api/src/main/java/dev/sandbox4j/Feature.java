@@ -15,6 +15,11 @@ public enum Feature {
      * from a cursor by any caller, stdin is written and they are killed by id; finished ones' results are kept a while.
      */
     PROCESS_REGISTRY,
+    /**
+     * {@link ExecRequest#withTerminal}: commands run under a pseudo-terminal allocated inside the sandbox, with a size,
+     * a {@code TERM}, input typed to it, {@link ExecHandle#resize} and their output as text or raw bytes.
+     */
+    TERMINAL,
     /** Processes of one sandbox share a machine: a server started by one command is reachable by the next. */
     SHARED_PROCESS_SPACE,
     /** Code snippets run in real interpreters ({@link CodeRunner}); otherwise they are scripted. */

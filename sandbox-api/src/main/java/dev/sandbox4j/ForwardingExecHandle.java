@@ -50,6 +50,11 @@ public abstract class ForwardingExecHandle implements ExecHandle {
     }
 
     @Override
+    public void resize(int cols, int rows) {
+        delegate().resize(cols, rows);
+    }
+
+    @Override
     public void close() {
         delegate().close();
     }

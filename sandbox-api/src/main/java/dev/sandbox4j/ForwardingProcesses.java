@@ -50,6 +50,11 @@ public abstract class ForwardingProcesses implements Processes {
     }
 
     @Override
+    public void resize(String id, int cols, int rows) {
+        delegate().resize(id, cols, rows);
+    }
+
+    @Override
     public ProcessInfo kill(String id) {
         return delegate().kill(id);
     }

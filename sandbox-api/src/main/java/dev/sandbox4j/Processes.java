@@ -55,6 +55,14 @@ public interface Processes {
     /** Closes the command's stdin, so it sees end of input. */
     void closeStdin(String id);
 
+    /**
+     * Resizes a terminal command's terminal ({@link ExecHandle#resize}); {@link ErrorKind#UNSUPPORTED} for a command
+     * without one.
+     */
+    default void resize(String id, int cols, int rows) {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox has no terminals");
+    }
+
     /** Kills the command's whole process tree (if it still runs) and returns it, finished. */
     ProcessInfo kill(String id);
 }

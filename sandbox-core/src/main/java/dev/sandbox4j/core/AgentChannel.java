@@ -1,5 +1,6 @@
 package dev.sandbox4j.core;
 
+import dev.sandbox4j.Terminal;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
@@ -141,6 +142,15 @@ public final class AgentChannel implements Closeable {
      */
     public void spawn(int id, List<String> argv, List<String> env, String cwd, int keep, Events events)
             throws IOException {
+        spawn(id, argv, env, cwd, keep, null, events);
+    }
+
+    /**
+     * As {@link #spawn(int, List, List, String, int, Events)}, under {@code terminal}'s size unless it is null
+     * (PROTOCOL.md, "Terminals"): the agent opens it in the sandbox; the command's output is all STDOUT.
+     */
+    public void spawn(int id, List<String> argv, List<String> env, String cwd, int keep, Terminal terminal,
+                      Events events) throws IOException {
         if (keep < 0 || keep > AgentProtocol.MAX_KEEP) {
             throw new IllegalArgumentException("keep " + keep + " is not in 0.." + AgentProtocol.MAX_KEEP);
         }
@@ -152,6 +162,9 @@ public final class AgentChannel implements Closeable {
         payload.write(keep >>> 16);
         payload.write(keep >>> 8);
         payload.write(keep);
+        if (terminal != null) {
+            payload.writeBytes(ints(terminal.cols(), terminal.rows()));
+        }
         commands.put(id, events);
         try {
             send(AgentProtocol.SPAWN, id, payload.toByteArray(), true);
@@ -198,6 +211,16 @@ public final class AgentChannel implements Closeable {
     /** Signals the command's whole tree: 15 (TERM) or 9 (KILL). */
     public void signal(int id, int signal) throws IOException {
         send(AgentProtocol.SIGNAL, id, new byte[] {(byte) signal}, true);
+    }
+
+    /** Resizes a terminal command's terminal; the agent ignores it for any other id. */
+    public void resize(int id, int cols, int rows) throws IOException {
+        send(AgentProtocol.RESIZE, id, ints(cols, rows), true);
+    }
+
+    private static byte[] ints(int a, int b) {
+        return new byte[] {(byte) (a >>> 24), (byte) (a >>> 16), (byte) (a >>> 8), (byte) a,
+            (byte) (b >>> 24), (byte) (b >>> 16), (byte) (b >>> 8), (byte) b};
     }
 
     public void flush() throws IOException {

@@ -5,10 +5,14 @@ import dev.sandbox4j.ExecHandle;
 import dev.sandbox4j.ExecRequest;
 import dev.sandbox4j.ExecResult;
 import dev.sandbox4j.ExecStatus;
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Terminal;
 import dev.sandbox4j.core.seccomp.SeccompPolicy;
 import dev.sandbox4j.OutputListener;
 import dev.sandbox4j.SandboxException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -35,6 +39,8 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
     volatile String forcedDetail = "";
     private volatile ExecResult result;
     private final boolean listening;
+    /** A terminal's output as text (null: pipes, or a terminal whose control sequences are kept). */
+    private final TerminalText text;
 
     AgentCommand(AgentShell shell, int id, ExecRequest request, int limit, OutputListener listener) {
         this.shell = shell;
@@ -48,6 +54,7 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             this.out = new OutputBuffer(limit, listener::onStdout, listener::onStdoutBytes);
             this.err = new OutputBuffer(limit, listener::onStderr, listener::onStderrBytes);
         }
+        this.text = request.terminal() != null && !request.terminal().keepControl() ? new TerminalText() : null;
         this.oomBefore = oomKills();
         this.pidsDeniedBefore = shell.hooks.control().pidsDenied();
     }
@@ -69,7 +76,14 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
 
     @Override
     public void stdout(byte[] bytes) {
-        out.write(bytes);
+        if (text == null) {
+            out.write(bytes);
+            return;
+        }
+        byte[] t = text.feed(bytes);
+        if (t.length > 0) {
+            out.write(t);
+        }
     }
 
     @Override
@@ -88,12 +102,19 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
      * byte, or a cap too large for the agent to hold.
      */
     int keepBytes() {
-        return listening || out.keepBytes() > AgentProtocol.MAX_KEEP ? 0 : out.keepBytes();
+        // a terminal's text is made from the whole stream: a head and tail cut inside a sequence would not strip
+        return listening || text != null || out.keepBytes() > AgentProtocol.MAX_KEEP ? 0 : out.keepBytes();
     }
 
     @Override
     public void exited(int code, long oomKills) {
         oomAtExit = oomKills;
+        if (text != null) {
+            byte[] t = text.finish();
+            if (t.length > 0) {
+                out.write(t);
+            }
+        }
         shell.ended(this);
         exit.complete(code);
     }
@@ -207,6 +228,43 @@ final class AgentCommand implements ExecHandle, AgentChannel.Events {
             Thread.currentThread().interrupt();
             throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while waiting for " + command(), e);
         }
+    }
+
+    @Override
+    public void resize(int cols, int rows) {
+        if (request.terminal() == null) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, command() + " does not run under a terminal");
+        }
+        try {
+            Terminal.checkSize(cols, rows);
+        } catch (IllegalArgumentException e) {
+            throw new SandboxException(ErrorKind.INVALID_ARGUMENT, e.getMessage(), e);
+        }
+        if (!exit.isDone()) {
+            shell.hooks.checkOpen();
+            try {
+                shell.channel.resize(id, cols, rows);
+            } catch (java.io.IOException e) {
+                shell.hooks.checkOpen();
+                throw new SandboxException(ErrorKind.IO_ERROR, "the sandbox's agent is gone: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * A command's variables under its terminal: {@code TERM} last (the terminal says what it is); a sandbox without
+     * {@link Feature#TERMINAL} refuses a terminal before anything starts.
+     */
+    static List<String> terminalEnv(Terminal terminal, AgentShell.Hooks hooks, List<String> env) {
+        if (terminal == null) {
+            return env; // the sandbox's info is not asked for on every command's way
+        }
+        if (!hooks.info().features().contains(Feature.TERMINAL)) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox has no terminals (Feature.TERMINAL)");
+        }
+        List<String> withTerm = new ArrayList<>(env);
+        withTerm.add("TERM=" + terminal.type());
+        return withTerm;
     }
 
     @Override

@@ -23,9 +23,9 @@ import java.util.List;
 public final class AgentProtocol {
     // wire constants: begin
     /** The version this host speaks; the agent announces its own in {@link #READY}. */
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
     // host -> jail
-    public static final byte SPAWN = 1;      // payload: strings argv..., env as "K=V"..., cwd; then int keep (0: all output)
+    public static final byte SPAWN = 1;      // payload: strings argv..., env as "K=V"..., cwd; then int keep (0: all output)[, int cols, int rows: a terminal]
     public static final byte GO = 2;         // the command may exec now (it has been placed in its cgroups)
     public static final byte STDIN = 3;
     public static final byte STDIN_CLOSE = 4;
@@ -33,6 +33,7 @@ public final class AgentProtocol {
     public static final byte WATCH = 6;      // payload: byte recursive, strings [absolute path, reported prefix]
     public static final byte UNWATCH = 7;
     public static final byte FILE = 8;       // payload as SPAWN's: argv = a file operation, env empty, [workspace root]
+    public static final byte RESIZE = 9;     // payload: int cols, int rows of the command's terminal (see SPAWN's terminal)
     // jail -> host
     public static final byte SPAWNED = 10;   // payload: int pid in the jail
     public static final byte FAILED = 11;    // payload: message

@@ -222,7 +222,8 @@ public final class AgentShell implements Shell, CodeRunner {
 
     private AgentCommand start(ExecRequest request, OutputListener listener, boolean closeStdin,
                                AgentCommand[] made, List<String> wrapperEnv) {
-        List<String> env = wrapperEnv != null ? wrapperEnv : userEnv(request.env());
+        List<String> env = AgentCommand.terminalEnv(request.terminal(), hooks,
+                wrapperEnv != null ? wrapperEnv : userEnv(request.env()));
         String cwd = request.cwd() == null ? hooks.workspaceRoot() : cwdOf(request.cwd());
         int limit = request.outputLimit() > 0 ? request.outputLimit() : spec.outputLimit();
         hooks.control().pruneGroups(commands::containsKey);
@@ -230,7 +231,7 @@ public final class AgentShell implements Shell, CodeRunner {
         commands.put(c.id, c);
         made[0] = c;
         try {
-            channel.spawn(c.id, request.argv(), env, cwd, c.keepBytes(), c);
+            channel.spawn(c.id, request.argv(), env, cwd, c.keepBytes(), request.terminal(), c);
         } catch (IOException e) {
             commands.remove(c.id);
             c.exit.complete(-1);

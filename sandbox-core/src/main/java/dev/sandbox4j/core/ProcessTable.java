@@ -132,6 +132,11 @@ public final class ProcessTable implements Processes {
     }
 
     @Override
+    public void resize(String id, int cols, int rows) {
+        entry(id).handle.resize(cols, rows);
+    }
+
+    @Override
     public ProcessInfo kill(String id) {
         Entry e = entry(id);
         if (e.handle.isAlive()) {

@@ -36,7 +36,7 @@ class AgentFramesTest {
     /** Each golden frame: type, id and payload. */
     private static Map<String, AgentProtocol.Frame> frames() {
         Map<String, AgentProtocol.Frame> f = new LinkedHashMap<>();
-        f.put("ready", of(AgentProtocol.READY, 0, ints(4)));
+        f.put("ready", of(AgentProtocol.READY, 0, ints(5)));
         f.put("spawn", of(AgentProtocol.SPAWN, 7, concat(strings("sh", "-c", "echo hi"), strings("LANG=C.UTF-8", "A=1"),
                 strings("/workspace"), ints(4096))));
         f.put("file", of(AgentProtocol.FILE, 11, concat(strings("stat", "src/a.txt"), strings(), strings("/workspace"))));
@@ -59,6 +59,9 @@ class AgentFramesTest {
                 record(AgentProtocol.EVENT_CREATE, false, 5, 1764201600123L, "src/a.txt", ""),
                 record(AgentProtocol.EVENT_RENAME, true, 0, 1764201600456L, "src/new", "src/old"))));
         f.put("watch-overflow", of(AgentProtocol.WATCH_OVERFLOW, 9, new byte[0]));
+        f.put("pty-spawn", of(AgentProtocol.SPAWN, 12, concat(strings("bash", "-i"), strings("TERM=xterm-256color"),
+                strings("/workspace"), ints(0), ints(80), ints(24))));
+        f.put("pty-resize", of(AgentProtocol.RESIZE, 12, concat(ints(132), ints(43))));
         // well-formed as a frame, refused by the agent when it parses the SPAWN (see the C tests)
         f.put("spawn-bad-list", of(AgentProtocol.SPAWN, 10, concat(ints(3), ints(2), utf8("sh"))));
         return f;
@@ -114,6 +117,11 @@ class AgentFramesTest {
             assertThat(toAgent.take()).as("stdin-close").isEqualTo(golden("stdin-close"));
             channel.signal(7, 9);
             assertThat(toAgent.take()).as("signal").isEqualTo(golden("signal"));
+            channel.spawn(12, List.of("bash", "-i"), List.of("TERM=xterm-256color"), "/workspace", 0,
+                    dev.sandbox4j.Terminal.of(80, 24), new Recorder());
+            assertThat(toAgent.take()).as("pty-spawn").isEqualTo(golden("pty-spawn"));
+            channel.resize(12, 132, 43);
+            assertThat(toAgent.take()).as("pty-resize").isEqualTo(golden("pty-resize"));
             // the fake agent answers the WATCH with the golden WATCHING
             toAgent.answer = golden("watching");
             channel.watch(9, "/workspace/src", "src", true, new AgentChannel.WatchEvents() {

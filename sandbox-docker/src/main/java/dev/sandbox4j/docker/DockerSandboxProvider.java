@@ -22,7 +22,7 @@ import java.util.Set;
 public final class DockerSandboxProvider implements SandboxProvider {
     static final String NAME = "docker";
     static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
-            Feature.PROCESS_REGISTRY,
+            Feature.PROCESS_REGISTRY, Feature.TERMINAL,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
             Feature.ISOLATION, Feature.NETWORK_ISOLATION,
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,

@@ -278,6 +278,36 @@ public class SandboxAgentTools {
         return call("destroy_code_context", "context_id", contextId);
     }
 
+    @Tool(name = "start_terminal", value = "Start a program under a terminal (a shell, a REPL, an installer that asks"
+            + " questions); returns its first output and terminal_id. Type with send_keys, read with read_terminal.")
+    public String startTerminal(@P(name = "command", description = "The command line, e.g. 'python3'") String command,
+                                @P(name = "cwd", description = "Working directory", required = false) String cwd,
+                                @P(name = "cols", description = "Width (default 120)", required = false) Integer cols,
+                                @P(name = "rows", description = "Height (default 40)", required = false) Integer rows,
+                                @P(name = "wait_ms", description = "Wait for output (default 1000)", required = false)
+                                Integer waitMs) {
+        return call("start_terminal", "command", command, "cwd", cwd, "cols", cols, "rows", rows, "wait_ms", waitMs);
+    }
+
+    @Tool(name = "send_keys", value = "Type into a terminal and return the output since the last call; \\n is"
+            + " Enter, \\u0003 Ctrl-C, \\u0004 Ctrl-D.")
+    public String sendKeys(@P(name = "terminal_id", description = "From start_terminal") String terminalId,
+                           @P(name = "keys", description = "The characters to type") String keys,
+                           @P(name = "wait_ms", description = "Wait for output (default 500)", required = false)
+                           Integer waitMs) {
+        return call("send_keys", "terminal_id", terminalId, "keys", keys, "wait_ms", waitMs);
+    }
+
+    @Tool(name = "read_terminal", value = "Return a terminal's output since the last call, waiting up to wait_ms for"
+            + " its program to end; kill true ends it first.")
+    public String readTerminal(@P(name = "terminal_id", description = "From start_terminal") String terminalId,
+                               @P(name = "wait_ms", description = "Wait for the end (default 0)", required = false)
+                               Integer waitMs,
+                               @P(name = "kill", description = "Kill the program first", required = false)
+                               Boolean kill) {
+        return call("read_terminal", "terminal_id", terminalId, "wait_ms", waitMs, "kill", kill);
+    }
+
     @Tool(name = "sub_agent", value = "Launch the Claude Code CLI inside the sandbox as an autonomous agent on a task;"
             + " returns its final answer (result) and the session_id to resume with. Needs the CLI and"
             + " ANTHROPIC_API_KEY in the sandbox (best a brokered credential).")

@@ -56,7 +56,7 @@ class SandboxAgentToolsTest {
     void toolMethodSchemasUseTheCatalogsNamesAndRequiredFlags() throws Exception {
         Map<String, ToolSpecification> specs = byName(ToolSpecifications.toolSpecificationsFrom(
                 new SandboxAgentTools(sandbox)));
-        assertThat(specs).hasSize(25);
+        assertThat(specs).hasSize(28);
         for (ToolSpec tool : SandboxTools.allSpecs()) {
             ToolSpecification s = specs.get(tool.name());
             assertThat(s).as(tool.name()).isNotNull();
@@ -137,7 +137,7 @@ class SandboxAgentToolsTest {
         String wrongType = exec.execute(ToolExecutionRequest.builder().name("grep")
                 .arguments("{\"pattern\":\"x\",\"max_results\":\"many\"}").build(), null);
         assertThat(JSON.readTree(wrongType).get("message").asText()).contains("max_results", "integer");
-        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(25);
+        assertThat(new SandboxToolProvider(sandbox).tools()).hasSize(28);
     }
 
     interface Agent {

@@ -20,6 +20,7 @@ final class JailInfo {
                           JailCommandLine.Jail jail, JailDirs dirs, ResourceLimits inForce,
                           LocalWorkspace sourced) {
         Set<Feature> features = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.PROCESS_REGISTRY,
+                Feature.TERMINAL,
                 Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
                 Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,

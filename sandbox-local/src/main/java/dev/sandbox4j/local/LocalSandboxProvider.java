@@ -40,6 +40,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
     @Override
     public Set<Feature> features() {
         Set<Feature> f = EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES, Feature.PROCESS_REGISTRY,
+                Feature.TERMINAL,
                 Feature.SHARED_PROCESS_SPACE,
                 Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.ISOLATION,
                 Feature.NETWORK_ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,

@@ -184,7 +184,8 @@ class McpProfilesTest {
                     call("write_stdin", args("session_id", "$session_id", "chars", "print(x)\nexit()\n",
                             "yield_time_ms", 20000), "exit_code=0"),
                     call("exec_command", args("cmd", "echo hi", "workdir", "."), "exit_code=0", "output=hi\n"),
-                    call("exec_command", args("cmd", "python3", "tty", true), "error_type=unsupported"),
+                    call("exec_command", args("cmd", "stty size", "tty", true, "yield_time_ms", 5000), "exit_code=0",
+                            "output=24 80\r\n"),
                     call("apply_patch", args("input", "*** Begin Patch\n*** Add File: p.txt\n+hi\n*** End Patch"),
                             "content=Success. Updated the following files:\nA p.txt\n"))
                     : List.of(

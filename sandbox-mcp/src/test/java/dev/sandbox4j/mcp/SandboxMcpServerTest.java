@@ -141,8 +141,8 @@ class SandboxMcpServerTest {
                 "write_file", "create_file", "str_replace", "edit_file", "create_directory", "list_directory",
                 "get_file_info", "move_file", "search_files", "grep", "watch_files", "poll_watch", "wait_for_file",
                 "stop_watch", "workspace_changes", "create_code_context", "run_code", "destroy_code_context",
-                "sub_agent", "create_sandbox", "kill_sandbox")
-                .hasSize(27);
+                "start_terminal", "send_keys", "read_terminal", "sub_agent", "create_sandbox", "kill_sandbox")
+                .hasSize(30);
         for (JsonNode t : tools) {
             if (!t.get("name").asText().equals("create_sandbox")) {
                 assertThat(t.at("/inputSchema/properties/sandbox_id/type").asText()).isEqualTo("string");

@@ -373,6 +373,10 @@ public final class MemorySandbox implements Sandbox {
         public ExecResult run(ExecRequest request) {
             checkOpen();
             Objects.requireNonNull(request, "request");
+            if (request.terminal() != null) {
+                throw MemoryErrors.error(ErrorKind.UNSUPPORTED,
+                        "the in-memory sandbox runs no processes, so it has no terminals");
+            }
             long start = System.nanoTime();
             commands.add(request);
             String cwd = request.cwd() == null ? "" : WorkspacePaths.normalize(request.cwd());

@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The conformance contract for {@link dev.sandbox4j.Shell}. Real-shell tests need {@link Feature#SHELL}; scripted
  * shells (the in-memory backend) have their own tests, and a few tests hold for both. Background commands are
- * {@link BackgroundCommandContract}, which this contract extends (a backend implementing this one runs them too).
+ * {@link BackgroundCommandContract}, which this contract extends (a backend implementing this one runs them too), as
+ * are processes found again by id ({@link ProcessRegistryContract}) and terminals ({@link TerminalContract}).
  */
-public interface ShellContract extends BackgroundCommandContract, ProcessRegistryContract {
+public interface ShellContract extends BackgroundCommandContract, ProcessRegistryContract, TerminalContract {
     /** How much later than its timeout a timed-out command may come back: the contract's upper bound. */
     Duration TIMEOUT_SLACK = Duration.ofSeconds(2);
 

@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class BareHost implements SandboxHost {
     /** What the bare host really provides: the agent's features, none of isolation or limits. */
     static final Set<Feature> FEATURES = Set.copyOf(EnumSet.of(Feature.SHELL, Feature.BACKGROUND_PROCESSES,
-            Feature.PROCESS_REGISTRY,
+            Feature.PROCESS_REGISTRY, Feature.TERMINAL,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.FILE_WATCH,
             Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES));
 

@@ -32,7 +32,7 @@ final class Catalog {
     /** The capability of each tool, by name; null for a name that is no tool. */
     static Capability capabilityOf(String tool) {
         return switch (tool) {
-            case "bash", "exec" -> Capability.RUN_COMMANDS;
+            case "bash", "exec", "start_terminal", "send_keys", "read_terminal" -> Capability.RUN_COMMANDS;
             case "execute_code" -> Capability.RUN_CODE;
             case "create_code_context", "run_code", "destroy_code_context" -> Capability.RUN_CODE;
             case "write_file", "create_file", "str_replace", "edit_file", "create_directory", "move_file" ->
@@ -81,6 +81,9 @@ final class Catalog {
             case "create_code_context" -> fields("context_id", "string", "language", "string");
             case "run_code" -> CODE_CONTEXT_OUTPUT;
             case "destroy_code_context" -> fields("context_id", "string", "destroyed", "boolean");
+            case "start_terminal", "send_keys", "read_terminal" -> fields("terminal_id", "string", "running",
+                    "boolean", "exit_code", "integer", "output", "string", "omitted_chars", "integer", "note",
+                    "string");
             case "view" -> fields("path", "string", "type", "string", "content", "string", "total_lines", "integer",
                     "truncated", "boolean", "note", "string", "entries", "integer", "size", "integer", "mime_type",
                     "string", "encoding", "string", "image_width", "integer", "image_height", "integer",
@@ -314,6 +317,36 @@ final class Catalog {
                                         + c.defaultCodeTimeout().toSeconds() + ", at most " + maxSec + ")"))),
                 spec("destroy_code_context",
                         "End a code context and its interpreter; its state is gone.",
-                        List.of(req("context_id", STRING, "The context to end"))));
+                        List.of(req("context_id", STRING, "The context to end"))),
+                // terminals (issue 32)
+                spec("start_terminal",
+                        "Start a program under a terminal (a shell, a REPL, an installer that asks questions,"
+                                + " anything that needs a TTY) and return its first output and terminal_id. It keeps"
+                                + " running: type into it with send_keys, read more with read_terminal. Output is"
+                                + " the terminal's text (colours and full-screen drawing removed).",
+                        List.of(req("command", STRING, "The command line to run, e.g. 'python3' or 'bash'"),
+                                opt("cwd", STRING, "Working directory (default the workspace)"),
+                                opt("cols", INTEGER, "Terminal width (default 120)").withDefault(120)
+                                        .withRange(1, 4096),
+                                opt("rows", INTEGER, "Terminal height (default 40)").withDefault(40)
+                                        .withRange(1, 4096),
+                                opt("wait_ms", INTEGER, "How long to wait for output before answering (default"
+                                        + " 1000)").withDefault(1000).withRange(0, 60_000))),
+                spec("send_keys",
+                        "Type into a terminal from start_terminal and return the output since the last call."
+                                + " End a line with \\n to press Enter; \\u0003 is Ctrl-C (interrupts the running"
+                                + " job), \\u0004 is Ctrl-D (end of input).",
+                        List.of(req("terminal_id", STRING, "The terminal, from start_terminal"),
+                                req("keys", STRING, "The characters to type"),
+                                opt("wait_ms", INTEGER, "How long to wait for output before answering (default"
+                                        + " 500)").withDefault(500).withRange(0, 60_000))),
+                spec("read_terminal",
+                        "Return a terminal's output since the last call, waiting up to wait_ms for its program"
+                                + " to end; with kill true end the program and everything it started first. When"
+                                + " running is false, exit_code says how it ended.",
+                        List.of(req("terminal_id", STRING, "The terminal, from start_terminal"),
+                                opt("wait_ms", INTEGER, "How long to wait for the program to end (default 0)")
+                                        .withDefault(0).withRange(0, 300_000),
+                                opt("kill", BOOLEAN, "Kill the program first (default false)").withDefault(false))));
     }
 }

@@ -8,10 +8,12 @@ import static dev.sandbox4j.tools.ToolParam.Type.STRING;
 
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.ExecRequest;
+import dev.sandbox4j.Feature;
 import dev.sandbox4j.ProcessInfo;
 import dev.sandbox4j.ProcessOutput;
 import dev.sandbox4j.Processes;
 import dev.sandbox4j.SandboxException;
+import dev.sandbox4j.Terminal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -55,7 +57,7 @@ final class CodexExec {
                 opt("workdir", STRING, "Optional working directory to run the command in; defaults to the turn cwd."),
                 opt("shell", STRING, "Shell binary to launch. Defaults to the user's default shell."),
                 opt("tty", BOOLEAN, "Whether to allocate a TTY for the command. Defaults to false (plain pipes); set"
-                        + " to true to open a PTY and access TTY process. Not supported yet: true is refused."),
+                        + " to true to open a PTY and access TTY process."),
                 opt("yield_time_ms", NUMBER, "How long to wait (in milliseconds) for output before yielding."),
                 opt("max_output_tokens", NUMBER, "Maximum number of tokens to return. Excess output will be"
                         + " truncated."),
@@ -92,11 +94,19 @@ final class CodexExec {
         return s;
     }
 
+    /**
+     * The terminal of {@code tty: true}: Codex's (codex-rs/utils/pty/src/pty.rs: 24 rows of 80 columns; its unified
+     * exec sets {@code TERM=dumb}) and its output as the terminal wrote it, as Codex returns it (lossy UTF-8, no
+     * stripping).
+     */
+    static final Terminal CODEX_TTY = new Terminal(80, 24, "dumb", true);
+
     static ToolResult execCommand(SandboxTools t, Args a, ToolProgress p) {
-        if (a.optBool("tty", false)) {
-            throw new SandboxException(ErrorKind.UNSUPPORTED, "tty=true is not supported yet: this sandbox runs"
-                    + " commands with plain pipes, not a terminal. Run it again without tty (programs that insist on"
-                    + " a terminal, such as REPLs, usually have a flag for pipes, like python3 -i -u)");
+        boolean tty = a.optBool("tty", false);
+        if (tty && !t.sandbox().info().features().contains(Feature.TERMINAL)) {
+            throw new SandboxException(ErrorKind.UNSUPPORTED, "tty=true needs a terminal, which this sandbox does not"
+                    + " have; run it again without tty (programs that insist on a terminal, such as REPLs, usually"
+                    + " have a flag for pipes, like python3 -i -u)");
         }
         String cmd = a.text("cmd");
         String shell = a.optString("shell", null);
@@ -105,6 +115,9 @@ final class CodexExec {
         String workdir = a.optString("workdir", null);
         if (workdir != null && !workdir.isBlank()) {
             request = request.withCwd(workdir);
+        }
+        if (tty) {
+            request = request.withTerminal(CODEX_TTY);
         }
         long yield = clamp(a.optLong("yield_time_ms", EXEC_YIELD_MS), MIN_YIELD_MS, MAX_YIELD_MS);
         long start = System.nanoTime();

@@ -40,7 +40,7 @@ final class CodexProfile {
         Map<String, String> exec = fields("chunk_id", "string", "wall_time_seconds", "number", "exit_code", "number",
                 "session_id", "number", "original_token_count", "number", "output", "string");
         out.add(new Tool(spec("exec_command", "Runs a command in a PTY, returning output or a session ID for"
-                + " ongoing interaction. (Here: with plain pipes; tty=true is refused.)", CodexExec.execParams(),
+                + " ongoing interaction.", CodexExec.execParams(),
                 exec).withPublishedOutputSchema(CodexExec.outputSchema()), CodexExec::execCommand));
         out.add(new Tool(spec("write_stdin", "Writes characters to an existing unified exec session and returns"
                 + " recent output.", CodexExec.writeParams(), exec)

@@ -247,6 +247,12 @@ public final class SandboxTools {
                 return commands.runCode(a, progress);
             case "destroy_code_context":
                 return contextTools.destroy(a);
+            case "start_terminal":
+                return TerminalTools.start(this, a, progress);
+            case "send_keys":
+                return TerminalTools.sendKeys(this, a, progress);
+            case "read_terminal":
+                return TerminalTools.read(this, a, progress);
             default:
                 throw new IllegalStateException(tool);
         }

@@ -72,6 +72,10 @@ final class Titles {
             Map.entry("list_directory_with_sizes", "List Directory with Sizes"),
             Map.entry("directory_tree", "Directory Tree"),
             Map.entry("list_allowed_directories", "List Allowed Directories"),
+            // terminals
+            Map.entry("start_terminal", "Start terminal"),
+            Map.entry("send_keys", "Type into terminal"),
+            Map.entry("read_terminal", "Read terminal"),
             // codex
             Map.entry("exec_command", "Run command"),
             Map.entry("write_stdin", "Write to command"),

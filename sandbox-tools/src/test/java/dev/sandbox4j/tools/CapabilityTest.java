@@ -41,7 +41,10 @@ class CapabilityTest {
             Map.entry("workspace_changes", Map.of("diff", true)),
             Map.entry("create_code_context", Map.of("language", "python")),
             Map.entry("run_code", Map.of("language", "python", "code", "print(1)")),
-            Map.entry("destroy_code_context", Map.of("context_id", "ctx-1")));
+            Map.entry("destroy_code_context", Map.of("context_id", "ctx-1")),
+            Map.entry("start_terminal", Map.of("command", "bash")),
+            Map.entry("send_keys", Map.of("terminal_id", "1000", "keys", "ls\n")),
+            Map.entry("read_terminal", Map.of("terminal_id", "1000")));
 
     @Test
     void everyToolHasACapabilityAndTheMappingIsTheDocumentedOne() {
@@ -51,7 +54,10 @@ class CapabilityTest {
         assertThat(byTool).containsEntry("bash", Capability.RUN_COMMANDS).containsEntry("exec",
                 Capability.RUN_COMMANDS).containsEntry("execute_code", Capability.RUN_CODE)
                 .containsEntry("create_code_context", Capability.RUN_CODE).containsEntry("run_code", Capability.RUN_CODE)
-                .containsEntry("destroy_code_context", Capability.RUN_CODE);
+                .containsEntry("destroy_code_context", Capability.RUN_CODE)
+                .containsEntry("start_terminal", Capability.RUN_COMMANDS)
+                .containsEntry("send_keys", Capability.RUN_COMMANDS)
+                .containsEntry("read_terminal", Capability.RUN_COMMANDS);
         assertThat(SandboxTools.allSpecs()).filteredOn(ToolSpec::readOnly).extracting(ToolSpec::name)
                 .containsExactly("view", "read_file", "read_multiple_files", "list_directory", "get_file_info",
                         "search_files", "grep", "watch_files", "poll_watch", "wait_for_file", "stop_watch",
@@ -65,7 +71,7 @@ class CapabilityTest {
         ToolConfig config = ToolConfig.builder().disable(disable.split(",")).build();
         List<String> offered = SandboxTools.specs(config).stream().map(ToolSpec::name).toList();
         assertThat(offered).doesNotContain("bash", "exec", "execute_code", "create_code_context", "run_code",
-                        "destroy_code_context")
+                        "destroy_code_context", "start_terminal", "send_keys", "read_terminal")
                 .contains("view", "write_file", "str_replace");
         try (MemorySandbox sandbox = MemorySandbox.open()) {
             sandbox.onCode(Language.PYTHON, request -> dev.sandbox4j.ExecResult.of(0, "1\n", ""));

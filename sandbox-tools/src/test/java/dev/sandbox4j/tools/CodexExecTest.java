@@ -17,8 +17,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The codex profile's {@code exec_command} and {@code write_stdin} on a local jail and Docker: a Python REPL driven
- * through several calls keeping its state, a command that yields and then finishes, Codex's truncation, the tty
- * refusal, unknown sessions, and commands killed when the sandbox closes. The result text is Codex's layout.
+ * through several calls keeping its state, a command that yields and then finishes, Codex's truncation, tty: true
+ * under Codex's terminal, unknown sessions, and commands killed when the sandbox closes. The result text is Codex's
+ * layout.
  */
 class CodexExecTest {
     static final Map<String, Sandbox> OPEN = new HashMap<>();
@@ -133,12 +134,18 @@ class CodexExecTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"local"})
-    void ttyIsRefused_unknownSessionIsNotFound(String backend) {
+    @ValueSource(strings = {"local", "docker"})
+    void tty_runsUnderCodexsTerminal_writeStdinTypesIntoIt(String backend) {
         SandboxTools t = tools(backend);
-        ToolResult tty = t.call("exec_command", Map.of("cmd", "python3", "tty", true));
-        assertThat(tty.errorType()).isEqualTo("unsupported");
-        assertThat((String) tty.get("message")).contains("tty=true is not supported yet");
+        String first = text(t.call("exec_command", Map.of("cmd", "stty size; echo $TERM; python3 -q", "tty", true,
+                "yield_time_ms", 2000)));
+        long id = session(first);
+        // Codex's PTY (24 rows of 80 columns, TERM=dumb) and its raw bytes: the terminal's CR LF stay
+        assertThat(output(first)).startsWith("24 80\r\ndumb\r\n");
+        String answer = until(t, id, "print(6 * 7)\n", "42\r\n");
+        assertThat(answer).as("the terminal echoes what is typed").contains("print(6 * 7)\r\n");
+        String end = text(t.call("write_stdin", Map.of("session_id", id, "chars", "exit()\n", "yield_time_ms", 5000)));
+        assertThat(end).contains("Process exited with code 0\n");
         ToolResult unknown = t.call("write_stdin", Map.of("session_id", 999_999, "chars", "x"));
         assertThat(unknown.errorType()).isEqualTo("not_found");
         assertThat(unknown.get("message")).isEqualTo("Unknown process id 999999");

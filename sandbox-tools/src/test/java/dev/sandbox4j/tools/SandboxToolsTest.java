@@ -81,8 +81,11 @@ class SandboxToolsTest {
                 .containsEntry("watch_files", List.of("path", "recursive", "include", "exclude", "debounce_ms"))
                 .containsEntry("poll_watch", List.of("watch_id", "cursor", "wait_ms"))
                 .containsEntry("wait_for_file", List.of("path", "event", "timeout_ms"))
-                .containsEntry("stop_watch", List.of("watch_id"));
-        assertThat(params).hasSize(24);
+                .containsEntry("stop_watch", List.of("watch_id"))
+                .containsEntry("start_terminal", List.of("command", "cwd", "cols", "rows", "wait_ms"))
+                .containsEntry("send_keys", List.of("terminal_id", "keys", "wait_ms"))
+                .containsEntry("read_terminal", List.of("terminal_id", "wait_ms", "kill"));
+        assertThat(params).hasSize(27);
         ToolSpec bash = SandboxTools.allSpecs().get(0);
         assertThat(bash.inputSchema()).containsEntry("required", List.of("command"));
         assertThat(bash.description()).contains("no match", "15000");
@@ -444,7 +447,7 @@ class SandboxToolsTest {
                 missing.add(spec.name());
             }
         }
-        assertThat(missing).hasSize(22);
+        assertThat(missing).hasSize(25);
     }
 
     @Test
