@@ -62,6 +62,8 @@ class ApiDumpTest {
         // Top-level went from 37 to 38 with FileRules (issue 29): protected paths and refused links are one rule set that
         // a spec holds for every backend and a tool profile adds to (ToolConfig); as loose SandboxSpec fields there
         // would be no value for a profile to carry or merge.
+        // Top-level went from 38 to 40 with ports opened on the host (issue 32): the ports a sandbox hands out (Ports)
+        // and one opened port (PortForward), which is closed on its own; its forwarding bases are counted apart.
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -70,7 +72,7 @@ class ApiDumpTest {
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested, "
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
-        assertThat(topLevel).isLessThanOrEqualTo(38);
+        assertThat(topLevel).isLessThanOrEqualTo(40);
         assertThat(nested).isLessThanOrEqualTo(16);
     }
 
