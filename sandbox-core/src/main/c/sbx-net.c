@@ -183,6 +183,7 @@ int net_connect(int argc, char **argv)
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fcntl(1, F_SETPIPE_SZ, 1 << 20); /* fewer wake-ups of the agent and of this pump (best effort: a pipe limit) */
     struct pump *p = &pump;
     p->sock = fd;
     int in_eof = 0;

@@ -3,6 +3,8 @@ package dev.sandbox4j.core;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,8 +22,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * the client, or at once on {@link #abort}; {@code onEnd} runs once, then.
  */
 final class PortConnection implements AgentChannel.Events {
-    /** Bytes in flight per direction. 64 connections' windows fill at most the agent's 16 MiB stdin queue. */
-    static final int WINDOW = 256 << 10;
+    /**
+     * Bytes in flight per direction: throughput is about a window per round trip of a credit (host, agent, operation
+     * and back), so the window is what a loaded machine needs (docs/benchmarks.md, "Ports"). Towards the client it is
+     * the host memory a stalled client holds; towards the sandbox, 16 stalled servers' windows fill the agent's 16 MiB
+     * stdin queue, after which the agent stops reading this sandbox's channel until they read (a sandbox stalls only
+     * itself).
+     */
+    static final int WINDOW = 1 << 20;
+    /** Credit is granted back in batches of at least this much (one STDIN frame per batch, not per write). */
+    static final int GRANT = WINDOW / 4;
     /** The most one record carries (the agent reads the socket 64 KiB at a time). */
     static final int READ = 64 << 10;
 
@@ -29,7 +39,10 @@ final class PortConnection implements AgentChannel.Events {
     private final Socket client;
     private final int id;
     private final Runnable onEnd;
-    private final BytePipe toClient = new BytePipe(WINDOW);
+    /** The operation's data for the client: slices of the frames as they came (no copy), at most WINDOW bytes. */
+    private final ArrayDeque<ByteBuffer> toClient = new ArrayDeque<>();
+    /** No more data for the client will come (guarded by toClient). */
+    private boolean toClientEnded;
     /** Bytes the operation may still send us: granted and not yet received. */
     private final AtomicLong granted = new AtomicLong(WINDOW);
     /** Client bytes sent to the operation and not yet acknowledged (guarded by this). */
@@ -106,19 +119,27 @@ final class PortConnection implements AgentChannel.Events {
 
     /** The operation's bytes to the client; each write granted back to the operation as credit. */
     private void sandboxToClient() {
-        byte[] buf = new byte[READ];
         try {
             OutputStream out = client.getOutputStream();
-            for (int n; (n = toClient.in.read(buf, 0, buf.length)) >= 0; ) {
-                out.write(buf, 0, n);
-                granted.addAndGet(n);
-                if (!isCommandDone()) {
-                    channel.stdin(id, record(-n, null, 0), 0, 4, true);
+            int owed = 0;
+            for (ByteBuffer b; (b = nextForClient()) != null; ) {
+                out.write(b.array(), b.position(), b.remaining());
+                owed += b.remaining();
+                if (owed >= GRANT || nothingForClient()) {
+                    granted.addAndGet(owed);
+                    if (!isCommandDone()) {
+                        channel.stdin(id, record(-owed, null, 0), 0, 4, true);
+                    }
+                    owed = 0;
                 }
             }
             client.shutdownOutput();
         } catch (IOException e) {
             abort(); // the client is gone
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            abort();
             return;
         }
         boolean close;
@@ -128,6 +149,42 @@ final class PortConnection implements AgentChannel.Events {
         }
         if (close) {
             closeSocket();
+        }
+    }
+
+    /** The next slice for the client, waiting for one; null once none will come. */
+    private ByteBuffer nextForClient() throws InterruptedException {
+        synchronized (toClient) {
+            while (toClient.isEmpty() && !toClientEnded) {
+                toClient.wait();
+            }
+            return toClient.poll();
+        }
+    }
+
+    private boolean nothingForClient() {
+        synchronized (toClient) {
+            return toClient.isEmpty();
+        }
+    }
+
+    private void forClient(ByteBuffer slice) {
+        synchronized (toClient) {
+            if (!toClientEnded) {
+                toClient.add(slice);
+                toClient.notifyAll();
+            }
+        }
+    }
+
+    /** No more data for the client; {@code drop} also drops what waits (an abort). */
+    private void endForClient(boolean drop) {
+        synchronized (toClient) {
+            toClientEnded = true;
+            if (drop) {
+                toClient.clear();
+            }
+            toClient.notifyAll();
         }
     }
 
@@ -145,11 +202,7 @@ final class PortConnection implements AgentChannel.Events {
         while (i < b.length && !closed.get()) {
             if (dataLeft > 0) {
                 int n = Math.min(dataLeft, b.length - i);
-                try {
-                    toClient.out.write(b, i, n);
-                } catch (IOException e) {
-                    return; // aborted meanwhile
-                }
+                forClient(ByteBuffer.wrap(b, i, n));
                 i += n;
                 dataLeft -= n;
                 continue;
@@ -170,7 +223,7 @@ final class PortConnection implements AgentChannel.Events {
             }
             dataLeft = n;
         } else if (n == 0) {
-            toClient.finish();
+            endForClient(false);
         } else {
             synchronized (this) {
                 if (-(long) n > unacked) {
@@ -212,7 +265,7 @@ final class PortConnection implements AgentChannel.Events {
             notifyAll();
         }
         channel.forget(id);
-        toClient.finish();
+        endForClient(false);
         if (close) {
             closeSocket();
         }
@@ -237,7 +290,7 @@ final class PortConnection implements AgentChannel.Events {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        toClient.close();
+        endForClient(true);
         synchronized (this) {
             notifyAll();
         }
