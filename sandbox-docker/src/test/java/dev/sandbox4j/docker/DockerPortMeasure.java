@@ -57,13 +57,26 @@ class DockerPortMeasure {
     @Test
     @org.junit.jupiter.api.Timeout(1800)
     void hundredMebibytes_throughAnOpenedPort_vsHostLoopback() throws Exception {
+        measure(DockerTestSupport::open, "default spec (one core)");
+    }
+
+    /** The same without the default CPU limit: the server, the pump and the agent then share no one-core quota. */
+    @Test
+    @org.junit.jupiter.api.Timeout(1800)
+    void hundredMebibytes_withoutACpuLimit() throws Exception {
+        measure(() -> DockerTestSupport.open(dev.sandbox4j.SandboxSpec.builder()
+                .limits(dev.sandbox4j.ResourceLimits.DEFAULTS.withCpus(0)).build()), "no CPU limit");
+    }
+
+    private static void measure(java.util.function.Supplier<Sandbox> opener, String what) throws Exception {
+        System.out.println("[ports] " + what);
         Assumptions.assumeTrue(Boolean.getBoolean("sandbox4j.measure"), "set -Dsandbox4j.measure=true");
         Path dir = Files.createTempDirectory("port-measure");
         Path script = dir.resolve("server.py");
         Files.writeString(script, SERVER);
         Process host = new ProcessBuilder("python3", "-u", script.toString(), "0", Integer.toString(SIZE))
                 .redirectErrorStream(true).start();
-        try (Sandbox s = DockerTestSupport.open()) {
+        try (Sandbox s = opener.get()) {
             String line = new java.io.BufferedReader(new java.io.InputStreamReader(host.getInputStream())).readLine();
             int hostPort = Integer.parseInt(line.replaceAll("\\D+", " ").trim().split(" ")[0]);
             InetSocketAddress direct = new InetSocketAddress("127.0.0.1", hostPort);
@@ -77,6 +90,29 @@ class DockerPortMeasure {
                 long[] onHost = time(direct, dirn);
                 report(dirn.equals("s") ? "sandbox -> host" : "host -> sandbox", viaPort, onHost);
             }
+            long[] stdout = new long[N];
+            for (int i = -WARMUP; i < N; i++) {
+                long start = System.nanoTime();
+                long[] got = new long[1];
+                try (dev.sandbox4j.ExecHandle h = s.shell().start(ExecRequest.shell("head -c " + SIZE + " /dev/zero"),
+                        new dev.sandbox4j.OutputListener() {
+                            @Override
+                            public void onStdoutBytes(byte[] chunk) {
+                                got[0] += chunk.length;
+                            }
+                        })) {
+                    h.await(Duration.ofSeconds(120)).orElseThrow();
+                }
+                if (got[0] != SIZE) {
+                    throw new IllegalStateException(got[0] + " bytes");
+                }
+                if (i >= 0) {
+                    stdout[i] = System.nanoTime() - start;
+                }
+            }
+            Arrays.sort(stdout);
+            System.out.printf("[ports] for scale, 100 MiB as a command's stdout through the same agent: median %.0f ms%n",
+                    stdout[N / 2] / 1e6);
             System.out.printf("[ports] load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
         } finally {
             host.destroy();

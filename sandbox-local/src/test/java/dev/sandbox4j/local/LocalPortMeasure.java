@@ -90,6 +90,29 @@ class LocalPortMeasure {
                 long[] onHost = time(direct, dirn);
                 report(dirn.equals("s") ? "sandbox -> host" : "host -> sandbox", viaPort, onHost);
             }
+            long[] stdout = new long[N];
+            for (int i = -WARMUP; i < N; i++) {
+                long start = System.nanoTime();
+                long[] got = new long[1];
+                try (dev.sandbox4j.ExecHandle h = s.shell().start(ExecRequest.shell("head -c " + SIZE + " /dev/zero"),
+                        new dev.sandbox4j.OutputListener() {
+                            @Override
+                            public void onStdoutBytes(byte[] chunk) {
+                                got[0] += chunk.length;
+                            }
+                        })) {
+                    h.await(Duration.ofSeconds(120)).orElseThrow();
+                }
+                if (got[0] != SIZE) {
+                    throw new IllegalStateException(got[0] + " bytes");
+                }
+                if (i >= 0) {
+                    stdout[i] = System.nanoTime() - start;
+                }
+            }
+            Arrays.sort(stdout);
+            System.out.printf("[ports] for scale, 100 MiB as a command's stdout through the same agent: median %.0f ms%n",
+                    stdout[N / 2] / 1e6);
             System.out.printf("[ports] load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
         } finally {
             host.destroy();
