@@ -67,15 +67,16 @@ static int dial(int port)
     for (int i = 0; i < 2; i++) {
         int fd = socket(i == 0 ? AF_INET : AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) {
-            err = errno;
+            if (i == 0)
+                err = errno;
             continue;
         }
         int rc = i == 0 ? connect(fd, (struct sockaddr *) &v4, sizeof v4)
                         : connect(fd, (struct sockaddr *) &v6, sizeof v6);
         if (rc == 0)
             return fd;
-        if (i == 0 || errno != EAFNOSUPPORT)
-            err = errno;
+        if (i == 0)
+            err = errno; /* what IPv4 said: ::1 is a second chance, and may not exist at all */
         close(fd);
     }
     if (err == ECONNREFUSED)
