@@ -458,6 +458,8 @@ int fs_main(int argc, char **argv, const char *root_path)
     signal(SIGXFSZ, SIG_IGN); /* the file size limit is EFBIG: TOO_LARGE */
     if (argc < 1)
         fs_fail("INVALID_ARGUMENT", "no operation");
+    if (strcmp(argv[0], "connect") == 0)
+        return net_connect(argc, argv); /* sbx-net.c: no workspace involved */
     int root = open(root_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root < 0)
         fs_fail("IO_ERROR", "cannot open the workspace: %s", strerror(errno));

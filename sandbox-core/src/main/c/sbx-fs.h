@@ -84,4 +84,6 @@ int fs_move(int root, int argc, char **argv, int copy);
 int fs_delete(int root, int argc, char **argv);
 int fs_cat(int root, int argc, char **argv);
 long long fs_arg(const char *s);
+/* sbx-net.c: connect PORT [probe] (PROTOCOL.md, "Ports") */
+int net_connect(int argc, char **argv);
 #endif

@@ -49,7 +49,7 @@ fi
 # shellcheck disable=SC2086
 "$cc" $cflags $sanitize -o "$build_dir/test-agent" "$test_dir/test-agent.c" "$main_dir/sbx-frame.c" "$main_dir/sbx-ring.c"
 # shellcheck disable=SC2086
-"$cc" $cflags $sanitize -o "$build_dir/test-fs" "$test_dir/test-fs.c" "$main_dir/sbx-fs.c" "$main_dir/sbx-fs-write.c" "$main_dir/sbx-fs-tree.c" \
+"$cc" $cflags $sanitize -o "$build_dir/test-fs" "$test_dir/test-fs.c" "$main_dir/sbx-fs.c" "$main_dir/sbx-fs-write.c" "$main_dir/sbx-fs-tree.c" "$main_dir/sbx-net.c" \
     "$main_dir/sbx-frame.c"
 echo "[INFO] sandbox-core C unit tests: $build_dir/test-agent"
 # shellcheck disable=SC2086

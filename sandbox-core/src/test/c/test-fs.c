@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -419,6 +421,172 @@ static void a_tree_deeper_than_the_walks_is_refused_by_them_and_deleted_whole(vo
     cleanup();
 }
 
+
+/* --- connect (sbx-net.c) ------------------------------------------------------------------------------------------ */
+
+/* A listening socket on 127.0.0.1 (an ephemeral port); its port in *port. */
+static int listener(int *port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t len = sizeof a;
+    if (s < 0 || bind(s, (struct sockaddr *) &a, sizeof a) != 0 || listen(s, 4) != 0
+        || getsockname(s, (struct sockaddr *) &a, &len) != 0)
+        return -1;
+    *port = ntohs(a.sin_port);
+    return s;
+}
+
+/* A server child: accepts one connection, sends greeting, reads to EOF, answers "got:" + what it read, closes. */
+static pid_t serve_once(int s, const char *greeting)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(20);
+        int c = accept(s, NULL, NULL);
+        if (greeting[0] != '\0' && write(c, greeting, strlen(greeting)) < 0)
+            _exit(1);
+        char buf[256] = "got:";
+        size_t n = 4;
+        for (ssize_t r; n < sizeof buf && (r = read(c, buf + n, sizeof buf - n)) > 0; )
+            n += (size_t) r;
+        if (write(c, buf, n) < 0)
+            _exit(1);
+        close(c);
+        _exit(0);
+    }
+    return pid;
+}
+
+/* Runs `connect` with stdin, keeping stdin open until want bytes of stdout came (or it ended), then closing it. */
+static int run_connect(char **argv, int argc, const void *in_data, size_t len, size_t want, struct ran *r)
+{
+    int in[2], out[2], err[2];
+    if (pipe(in) != 0 || pipe(out) != 0 || pipe(err) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(in[1]);
+        close(out[0]);
+        close(err[0]);
+        alarm(20);
+        _exit(fs_main(argc, argv, ws));
+    }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    if (len > 0 && write(in[1], in_data, len) != (ssize_t) len)
+        return -1;
+    r->out = malloc(1 << 16);
+    r->nout = 0;
+    while (r->nout < want) {
+        ssize_t n = read(out[0], r->out + r->nout, (1 << 16) - r->nout);
+        if (n <= 0)
+            break;
+        r->nout += (size_t) n;
+    }
+    close(in[1]);
+    for (ssize_t n; (n = read(out[0], r->out + r->nout, (1 << 16) - r->nout)) > 0; )
+        r->nout += (size_t) n;
+    ssize_t e = read(err[0], r->err, sizeof r->err - 1);
+    r->err[e > 0 ? e : 0] = '\0';
+    close(out[0]);
+    close(err[0]);
+    waitpid(pid, &r->status, 0);
+    return 0;
+}
+
+static size_t put_record(unsigned char *p, int32_t n, const char *data)
+{
+    put32(p, (uint32_t) n);
+    if (n > 0)
+        memcpy(p + 4, data, (size_t) n);
+    return 4 + (n > 0 ? (size_t) n : 0);
+}
+
+/* The records of a connect's stdout: acknowledged bytes, the data (into data, NUL-ended), end records seen. */
+static void records(const struct ran *r, long *acked, char *data, size_t cap, int *ends)
+{
+    size_t d = 0;
+    *acked = 0;
+    *ends = 0;
+    for (size_t i = 0; i + 4 <= r->nout; ) {
+        int32_t n = (int32_t) get32(r->out + i);
+        i += 4;
+        if (n < 0) {
+            *acked += -(long) n;
+        } else if (n == 0) {
+            (*ends)++;
+        } else {
+            for (int32_t k = 0; k < n && i < r->nout; k++, i++)
+                if (d + 1 < cap)
+                    data[d++] = (char) r->out[i];
+        }
+    }
+    data[d] = '\0';
+}
+
+static void connect_carries_both_ways_within_the_credit_and_half_closes(void)
+{
+    fresh();
+    int port;
+    int s = listener(&port);
+    CHECK_OR_STOP(s >= 0);
+    char p[16];
+    snprintf(p, sizeof p, "%d", port);
+    /* the server half-closes after its greeting; the host sends "ping" and half-closes; credit: 4 bytes at first */
+    pid_t server = serve_once(s, "hello");
+    unsigned char in[64];
+    size_t n = put_record(in, -4, NULL);
+    n += put_record(in + n, 4, "ping");
+    n += put_record(in + n, 0, NULL);
+    char *argv[] = { "connect", p };
+    struct ran r;
+    /* ack of 4 (4), "hell" (8): the rest waits for credit, which never comes; then stdin ends */
+    CHECK_OR_STOP(run_connect(argv, 2, in, n, 12, &r) == 0);
+    long acked;
+    int ends;
+    char data[256];
+    CHECK(exited(&r, 0));
+    records(&r, &acked, data, sizeof data, &ends);
+    CHECK_EQ(acked, 4);
+    CHECK_STR(data, "hell");
+    CHECK_EQ(ends, 0);
+    ran_free(&r);
+    waitpid(server, NULL, 0);
+    /* with credit enough: the server answers after the host's half-close, then closes */
+    server = serve_once(s, "");
+    n = put_record(in, -1000, NULL);
+    n += put_record(in + n, 4, "ping");
+    n += put_record(in + n, 0, NULL);
+    CHECK_OR_STOP(run_connect(argv, 2, in, n, 4 + 12 + 4, &r) == 0);
+    CHECK(exited(&r, 0));
+    records(&r, &acked, data, sizeof data, &ends);
+    CHECK_EQ(acked, 4);
+    CHECK_STR(data, "got:ping");
+    CHECK_EQ(ends, 1);
+    ran_free(&r);
+    waitpid(server, NULL, 0);
+    /* probe: connects and closes */
+    char *probe[] = { "connect", p, "probe" };
+    CHECK_OR_STOP(run_op(probe, 3, NULL, 0, 0, &r) == 0);
+    CHECK(exited(&r, 0) && r.nout == 0);
+    ran_free(&r);
+    close(s);
+    /* nothing listens there now: NOT_FOUND; bad ports and records: INVALID_ARGUMENT */
+    CHECK_OR_STOP(run_op(argv, 2, NULL, 0, 0, &r) == 0);
+    CHECK(exited(&r, FS_FAILED) && strstr(r.err, "E:NOT_FOUND:nothing listens on port") != NULL);
+    ran_free(&r);
+    char *bad[] = { "connect", "0" };
+    CHECK_OR_STOP(run_op(bad, 2, NULL, 0, 0, &r) == 0);
+    CHECK(exited(&r, FS_FAILED) && strstr(r.err, "E:INVALID_ARGUMENT:") != NULL);
+    ran_free(&r);
+    cleanup();
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -431,5 +599,6 @@ int main(void)
     RUN(a_write_without_its_end_mark_commits_nothing);
     RUN(a_listing_of_many_entries_streams_every_record);
     RUN(a_tree_deeper_than_the_walks_is_refused_by_them_and_deleted_whole);
+    RUN(connect_carries_both_ways_within_the_credit_and_half_closes);
     return checks_done();
 }

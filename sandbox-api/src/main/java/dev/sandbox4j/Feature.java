@@ -82,4 +82,9 @@ public enum Feature {
      * cgroup freezer, a container engine's pause).
      */
     PAUSE,
+    /**
+     * {@link Sandbox#ports()}: a TCP port of the sandbox opened on the host's loopback, carried through the sandbox's
+     * agent (each connection made inside the sandbox to its own loopback), with readiness helpers.
+     */
+    PORTS,
 }

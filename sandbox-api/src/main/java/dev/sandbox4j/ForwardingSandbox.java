@@ -45,6 +45,11 @@ public abstract class ForwardingSandbox implements Sandbox {
     }
 
     @Override
+    public Ports ports() {
+        return delegate().ports();
+    }
+
+    @Override
     public void pause() {
         delegate().pause();
     }

@@ -30,6 +30,16 @@ public interface Sandbox extends AutoCloseable {
     }
 
     /**
+     * Its TCP ports opened on the host's loopback, and readiness helpers ({@link Feature#PORTS}).
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} when the backend cannot carry connections
+     */
+    default Ports ports() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") cannot open its ports on the host");
+    }
+
+    /**
      * Stops every process of the sandbox where it stands, memory kept, until {@link #resume()}: a sandbox between an
      * agent's turns costs no CPU. While paused, calls on the sandbox and its components fail with
      * {@link ErrorKind#PAUSED} except {@link #id()}, {@link #info()}, {@link #isOpen()}, {@link #resume()} and

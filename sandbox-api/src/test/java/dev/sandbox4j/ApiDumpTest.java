@@ -64,6 +64,8 @@ class ApiDumpTest {
         // would be no value for a profile to carry or merge.
         // Top-level went from 38 to 39 with terminals (issue 32): Terminal is the one value a request carries for them
         // (size, TERM, text or raw); as four ExecRequest fields it could not be validated or passed on as one.
+        // Then to 41 with ports opened on the host (issue 32): the ports a sandbox hands out (Ports) and one opened
+        // port (PortForward), which is closed on its own; its forwarding bases are counted apart.
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -72,7 +74,7 @@ class ApiDumpTest {
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested, "
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
-        assertThat(topLevel).isLessThanOrEqualTo(39);
+        assertThat(topLevel).isLessThanOrEqualTo(41);
         assertThat(nested).isLessThanOrEqualTo(16);
     }
 

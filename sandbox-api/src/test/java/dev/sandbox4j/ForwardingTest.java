@@ -37,61 +37,73 @@ import org.junit.jupiter.api.Test;
  */
 class ForwardingTest {
     /** Makes a forwarding instance over a delegate; one line per base (they are abstract by design). */
-    static final Map<Class<?>, Function<Object, Object>> BASES = Map.of(
+    static final Map<Class<?>, Function<Object, Object>> BASES = Map.ofEntries(Map.entry(
             Sandbox.class, d -> new ForwardingSandbox() {
                 @Override
                 protected Sandbox delegate() {
                     return (Sandbox) d;
                 }
-            },
+            }), Map.entry(
             Shell.class, d -> new ForwardingShell() {
                 @Override
                 protected Shell delegate() {
                     return (Shell) d;
                 }
-            },
+            }), Map.entry(
             Processes.class, d -> new ForwardingProcesses() {
                 @Override
                 protected Processes delegate() {
                     return (Processes) d;
                 }
-            },
+            }), Map.entry(
             ExecHandle.class, d -> new ForwardingExecHandle() {
                 @Override
                 protected ExecHandle delegate() {
                     return (ExecHandle) d;
                 }
-            },
+            }), Map.entry(
             CodeRunner.class, d -> new ForwardingCodeRunner() {
                 @Override
                 protected CodeRunner delegate() {
                     return (CodeRunner) d;
                 }
-            },
+            }), Map.entry(
             CodeContext.class, d -> new ForwardingCodeContext() {
                 @Override
                 protected CodeContext delegate() {
                     return (CodeContext) d;
                 }
-            },
+            }), Map.entry(
             FileSystem.class, d -> new ForwardingFileSystem() {
                 @Override
                 protected FileSystem delegate() {
                     return (FileSystem) d;
                 }
-            },
+            }), Map.entry(
             FileWatch.class, d -> new ForwardingFileWatch() {
                 @Override
                 protected FileWatch delegate() {
                     return (FileWatch) d;
                 }
-            },
+            }), Map.entry(
             Workspace.class, d -> new ForwardingWorkspace() {
                 @Override
                 protected Workspace delegate() {
                     return (Workspace) d;
                 }
-            });
+            }), Map.entry(
+            Ports.class, d -> new ForwardingPorts() {
+                @Override
+                protected Ports delegate() {
+                    return (Ports) d;
+                }
+            }), Map.entry(
+            PortForward.class, d -> new ForwardingPortForward() {
+                @Override
+                protected PortForward delegate() {
+                    return (PortForward) d;
+                }
+            }));
 
     private final AtomicInteger counter = new AtomicInteger(1000);
 

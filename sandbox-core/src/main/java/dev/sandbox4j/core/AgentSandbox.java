@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <ol>
  *   <li>running commands are marked KILLED with the reason (before anything ends, so they report it);</li>
+ *   <li>opened ports stop listening and their connections end;</li>
  *   <li>watches end, then the egress relay;</li>
  *   <li>the agent's channel closes, which ends every command, internal command and watch in flight at once;</li>
  *   <li>the host removes the isolation; {@link #close()} returns when it has.</li>
@@ -64,6 +65,7 @@ public final class AgentSandbox implements Sandbox {
     private volatile FileSystem files;
     private volatile WatchHub watches;
     private volatile AgentEgress egress;
+    private volatile AgentPorts ports;
     private volatile SandboxInfo info;
     private volatile ScheduledFuture<?> expiry;
     /** Why the sandbox closed itself (its isolation or agent died), or null. */
@@ -116,6 +118,8 @@ public final class AgentSandbox implements Sandbox {
                 ? w.enableWatches(new AgentWatches(ch, root, host.hiddenFromWatches())) : null;
         shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),
                 AgentShell.commandPermits(info.limits().maxProcesses()), new Hooks());
+        AgentShell sh = shell;
+        ports = new AgentPorts(ch, root, runner, sh::processes, this::checkUsable);
         startEgress(ch);
         if (spec.workspace().kind() == dev.sandbox4j.WorkspaceSource.Kind.GIT) {
             Map<String, String> details = new java.util.LinkedHashMap<>(info.details());
@@ -314,6 +318,17 @@ public final class AgentSandbox implements Sandbox {
         return files;
     }
 
+    /** Refused (UNSUPPORTED) when the host's info leaves out {@link dev.sandbox4j.Feature#PORTS}. */
+    @Override
+    public dev.sandbox4j.Ports ports() {
+        checkUsable();
+        if (!info.supports(dev.sandbox4j.Feature.PORTS)) {
+            throw host.error(ErrorKind.UNSUPPORTED, "sandbox " + host.id() + " cannot open its ports on the host "
+                    + "(its backend does not declare " + dev.sandbox4j.Feature.PORTS + ")", null);
+        }
+        return ports;
+    }
+
     @Override
     public dev.sandbox4j.Workspace workspace() {
         checkUsable();
@@ -366,6 +381,10 @@ public final class AgentSandbox implements Sandbox {
         AgentShell s = shell;
         if (s != null) {
             s.markAll("sandbox closed");
+        }
+        AgentPorts p = ports;
+        if (p != null) {
+            p.closeAll();
         }
         WatchHub w = watches;
         if (w != null) {

@@ -40,6 +40,8 @@ class AgentFramesTest {
         f.put("spawn", of(AgentProtocol.SPAWN, 7, concat(strings("sh", "-c", "echo hi"), strings("LANG=C.UTF-8", "A=1"),
                 strings("/workspace"), ints(4096))));
         f.put("file", of(AgentProtocol.FILE, 11, concat(strings("stat", "src/a.txt"), strings(), strings("/workspace"))));
+        f.put("port-connect", of(AgentProtocol.FILE, 12, concat(strings("connect", "8000"), strings(),
+                strings("/workspace"))));
         f.put("go", of(AgentProtocol.GO, 7, new byte[0]));
         f.put("stdin", of(AgentProtocol.STDIN, 7, utf8("data\n")));
         f.put("stdin-close", of(AgentProtocol.STDIN_CLOSE, 7, new byte[0]));
@@ -111,6 +113,8 @@ class AgentFramesTest {
             assertThat(toAgent.take()).as("go").isEqualTo(golden("go"));
             channel.file(11, List.of("stat", "src/a.txt"), "/workspace", new Recorder());
             assertThat(toAgent.take()).as("file").isEqualTo(golden("file"));
+            channel.file(12, List.of("connect", "8000"), "/workspace", new Recorder());
+            assertThat(toAgent.take()).as("port-connect").isEqualTo(golden("port-connect"));
             channel.stdin(7, utf8("..data\n.."), 2, 5, true);
             assertThat(toAgent.take()).as("stdin").isEqualTo(golden("stdin"));
             channel.closeStdin(7, true);

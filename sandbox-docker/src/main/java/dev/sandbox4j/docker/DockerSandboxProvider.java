@@ -28,7 +28,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
             Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
             Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS,
-            Feature.PAUSE));
+            Feature.PAUSE, Feature.PORTS));
 
     private final DockerOptions options;
 

@@ -26,7 +26,7 @@ final class JailInfo {
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
                 Feature.WORKSPACE_GIT,
                 Feature.READ_ONLY_MOUNTS,
-                Feature.SCRATCH_MOUNTS);
+                Feature.SCRATCH_MOUNTS, Feature.PORTS);
         if (inForce.memoryBytes() > 0) {
             features.add(Feature.MEMORY_LIMIT);
         }

@@ -48,7 +48,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
                 Feature.WORKSPACE_GIT,
                 Feature.READ_ONLY_MOUNTS,
-                Feature.SCRATCH_MOUNTS);
+                Feature.SCRATCH_MOUNTS, Feature.PORTS);
         Host host = Host.get(options);
         if (host.problem != null) {
             return f;

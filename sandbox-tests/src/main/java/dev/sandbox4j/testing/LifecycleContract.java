@@ -191,10 +191,9 @@ public interface LifecycleContract extends ConformanceSupport {
                 ErrorKind.PAUSED,              // PauseContract.pause_refusesCalls_resumeGoesOnWithMemoryKept (PAUSE)
                 ErrorKind.INTERRUPTED,         // ShellContract.run_callerInterrupted_... (SHELL)
                 ErrorKind.IO_ERROR,            // writeStream_sourceFailsHalfway_failsIoErrorAndKeepsOldContent
-                ErrorKind.CONFLICT);           // FileSystemContract.readToUnchanged_*WhileStreaming_failsConflict
+                ErrorKind.CONFLICT,            // FileSystemContract.readToUnchanged_*WhileStreaming_failsConflict
+                ErrorKind.TIMEOUT);            // PortContract.readinessHelpers_andBadArguments_areTyped (PORTS)
         EnumSet<ErrorKind> explained = EnumSet.of(
-                // A blocking call other than a command running out of time: no API call blocks on demand.
-                ErrorKind.TIMEOUT,
                 // Needs a broken host (no bwrap, daemon down): the fixture could not open a sandbox at all.
                 ErrorKind.BACKEND_UNAVAILABLE,
                 // A bug: nothing a correct backend does on purpose.
