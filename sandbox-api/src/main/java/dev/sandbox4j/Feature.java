@@ -77,4 +77,9 @@ public enum Feature {
      * cgroup freezer, a container engine's pause).
      */
     PAUSE,
+    /**
+     * {@link Sandbox#snapshot()}, {@link Sandbox#fork()} and {@link WorkspaceSource#snapshot}: the workspace's file
+     * system captured into a {@link SnapshotStore} and a new sandbox started from it.
+     */
+    SNAPSHOT,
 }

@@ -161,6 +161,14 @@ public interface SandboxHost {
         throw error(ErrorKind.UNSUPPORTED, "this backend cannot pause a sandbox", null);
     }
 
+    /**
+     * Opens another sandbox of this backend, as its provider would ({@link dev.sandbox4j.Sandbox#fork()}: the spec's
+     * workspace is then a snapshot source). Default: {@link ErrorKind#UNSUPPORTED}.
+     */
+    default dev.sandbox4j.Sandbox openAnother(dev.sandbox4j.SandboxSpec spec) {
+        throw error(ErrorKind.UNSUPPORTED, "this backend cannot fork a sandbox", null);
+    }
+
     /** Before the agent's channel closes (a host whose pipe can block a sender releases it here). */
     default void beforeChannelClose() {
     }

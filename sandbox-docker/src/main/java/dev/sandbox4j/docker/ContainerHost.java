@@ -125,6 +125,11 @@ final class ContainerHost implements SandboxHost {
     // ---------------------------------------------------------------- SandboxHost
 
     @Override
+    public Sandbox openAnother(SandboxSpec spec) {
+        return new DockerSandboxProvider(engine.options).open(spec);
+    }
+
+    @Override
     public String id() {
         return id;
     }

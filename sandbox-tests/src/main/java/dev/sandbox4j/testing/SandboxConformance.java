@@ -12,5 +12,5 @@ package dev.sandbox4j.testing;
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
         LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract,
         RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract,
-        WorkspaceVolumeContract, WorkspaceGitContract, PauseContract, FileRulesContract {
+        WorkspaceVolumeContract, WorkspaceGitContract, PauseContract, FileRulesContract, SnapshotContract {
 }
