@@ -330,13 +330,13 @@ public final class AgentSandbox implements Sandbox {
     public dev.sandbox4j.Snapshot snapshot(dev.sandbox4j.SnapshotStore store) {
         java.util.Objects.requireNonNull(store, "store");
         checkSnapshots();
-        return dev.sandbox4j.snapshot.Snapshots.capture(rawFiles, store);
+        return dev.sandbox4j.snapshot.Snapshots.capture(rawFiles, store, host::copyWorkspaceTo);
     }
 
     @Override
     public Sandbox fork() {
         checkSnapshots();
-        return dev.sandbox4j.snapshot.Snapshots.fork(rawFiles, spec, host::openAnother);
+        return dev.sandbox4j.snapshot.Snapshots.fork(store -> snapshot(store), spec, host::openAnother);
     }
 
     private void checkSnapshots() {

@@ -43,10 +43,44 @@ public final class Snapshots {
      * The calling thread reads the workspace; the store reads the stream on a thread of its own, through a pipe.
      */
     public static Snapshot capture(FileSystem files, SnapshotStore store) {
+        return capture(files, null, 0, store);
+    }
+
+    /**
+     * {@link #capture(FileSystem, SnapshotStore)} through a host's bulk path when it has one ({@code bulkCopy}: see
+     * {@code SandboxHost.copyWorkspaceTo}; -1 when it has none): the tree is copied to a private host directory and
+     * captured from there, each regular file checked against the live listing (size and modification time) and read
+     * again through {@code live} when it differs, so each file is still captured whole as it was at one moment.
+     */
+    public static Snapshot capture(FileSystem live, SnapshotStore store, java.util.function.ToLongFunction<Path> bulkCopy) {
+        Path tmp;
+        try {
+            tmp = Files.createTempDirectory("sandbox4j-capture-");
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "snapshot: no temporary directory: " + e.getMessage(), e);
+        }
+        try {
+            Path tree = Files.createDirectory(tmp.resolve("workspace"));
+            long skipped = bulkCopy.applyAsLong(tree);
+            if (skipped < 0) {
+                return capture(live, null, 0, store);
+            }
+            FileSystem copy = new dev.sandbox4j.core.NioWorkspace(tree, Files.createDirectory(tmp.resolve("staging")),
+                    dev.sandbox4j.core.NioWorkspace.Options.defaults());
+            return capture(copy, live, skipped, store);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "snapshot: " + e.getMessage(), e);
+        } finally {
+            deleteQuietly(tmp);
+        }
+    }
+
+    private static Snapshot capture(FileSystem files, FileSystem live, long skippedBefore, SnapshotStore store) {
         String id = "snap-" + UUID.randomUUID().toString().replace("-", "");
         StorePipe pipe = StorePipe.start(store, id);
         TarOut tar = new TarOut(pipe.sink(), store.maxBytes());
-        Capture c = new Capture(files, tar);
+        Capture c = new Capture(files, live, tar);
+        c.skipped = skippedBefore;
         try {
             c.directory("", 0);
             tar.finish("format=" + TarOut.FORMAT + "\nentries=" + tar.entries() + "\nfiles=" + c.files
@@ -98,7 +132,8 @@ public final class Snapshots {
      * {@link Sandbox#fork()}: {@code sandbox}'s workspace captured into a private temporary store, a sandbox of
      * {@code spec} opened from it by {@code opener} (the provider's open, snapshot sources included), the store removed.
      */
-    public static Sandbox fork(FileSystem files, SandboxSpec spec, Function<SandboxSpec, ? extends Sandbox> opener) {
+    public static Sandbox fork(Function<SnapshotStore, Snapshot> snapshot, SandboxSpec spec,
+                               Function<SandboxSpec, ? extends Sandbox> opener) {
         Path dir;
         try {
             dir = Files.createTempDirectory("sandbox4j-fork-");
@@ -107,7 +142,7 @@ public final class Snapshots {
         }
         try {
             SnapshotStore store = SnapshotStore.directory(dir);
-            Snapshot snap = capture(files, store);
+            Snapshot snap = snapshot.apply(store);
             return opener.apply(spec.toBuilder().clearFiles().workspace(WorkspaceSource.snapshot(store, snap.id()))
                     .build());
         } finally {
@@ -156,7 +191,10 @@ public final class Snapshots {
     /** One capture's walk over the file API: parents before children, names sorted, links never followed. */
     private static final class Capture {
         private final FileSystem fs;
+        /** The live workspace, when {@link #fs} is a bulk copy of it: what each file is checked against. */
+        private final FileSystem live;
         private final TarOut tar;
+        private java.util.Map<String, FileInfo> liveKids = java.util.Map.of();
         long files;
         long dirs;
         long links;
@@ -164,8 +202,9 @@ public final class Snapshots {
         long skipped;
         private int swaps;
 
-        Capture(FileSystem fs, TarOut tar) {
+        Capture(FileSystem fs, FileSystem live, TarOut tar) {
             this.fs = fs;
+            this.live = live;
             this.tar = tar;
         }
 
@@ -174,8 +213,22 @@ public final class Snapshots {
                 throw new SandboxException(ErrorKind.TOO_LARGE, "the workspace is nested deeper than "
                         + TarIn.MAX_DEPTH + " levels at " + dir);
             }
-            List<FileInfo> kids = fs.list(dir, 1);
+            children(dir, fs.list(dir, 1), depth);
+        }
+
+        private void children(String dir, List<FileInfo> kids, int depth) throws IOException {
+            if (live != null && kids.stream().anyMatch(FileInfo::isFile)) {
+                java.util.Map<String, FileInfo> byPath = new java.util.HashMap<>();
+                try {
+                    live.list(dir, 1).forEach(i -> byPath.put(i.path(), i));
+                } catch (SandboxException e) {
+                    // the directory changed since the copy: every file in it is read again from the live workspace
+                }
+                liveKids = byPath;
+            }
+            java.util.Map<String, FileInfo> here = liveKids;
             for (FileInfo k : kids) {
+                liveKids = here; // a subdirectory's walk set its own
                 entry(k, depth);
             }
         }
@@ -192,9 +245,41 @@ public final class Snapshots {
                 links++;
             } else if (k.isDirectory()) {
                 dir(k, depth);
+            } else if (live != null && !same(k, liveKids.get(k.path()))) {
+                new Capture(live, null, tar).fileFrom(this, k); // changed since the bulk copy: read it live
             } else {
                 file(k, 0);
             }
+        }
+
+        /** Whether the copy's file is the live one as listed (size, and time to the copy's precision). */
+        private static boolean same(FileInfo copy, FileInfo now) {
+            if (now == null || !now.isFile() || now.size() != copy.size()) {
+                return false;
+            }
+            java.time.Instant a = copy.modified();
+            java.time.Instant b = now.modified();
+            return a.equals(b) || a.getNano() == 0 && a.getEpochSecond() == b.getEpochSecond();
+        }
+
+        /** Captures {@code k} through this capture's file system, counting into {@code counts}. */
+        private void fileFrom(Capture counts, FileInfo k) throws IOException {
+            FileInfo now;
+            try {
+                now = fs.stat(k.path());
+            } catch (SandboxException e) {
+                if (e.kind() != ErrorKind.NOT_FOUND) {
+                    throw e;
+                }
+                counts.skipped++;
+                return;
+            }
+            entry(now, 0);
+            counts.files += files;
+            counts.dirs += dirs;
+            counts.links += links;
+            counts.bytes += bytes;
+            counts.skipped += skipped;
         }
 
         private void dir(FileInfo k, int depth) throws IOException {
@@ -207,9 +292,7 @@ public final class Snapshots {
             }
             tar.directory(k.path(), mode(k, 0755), k.modified().getEpochSecond());
             dirs++;
-            for (FileInfo c : kids) {
-                entry(c, depth + 1);
-            }
+            children(k.path(), kids, depth + 1);
         }
 
         private void file(FileInfo k, int attempt) throws IOException {

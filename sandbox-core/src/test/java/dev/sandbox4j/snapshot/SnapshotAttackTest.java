@@ -205,6 +205,33 @@ class SnapshotAttackTest {
     }
 
     @Test
+    void bulkCopy_aFileChangedAfterTheCopy_isReadAgainLive_andTheHostsSkipsAreCounted() throws IOException {
+        Files.writeString(ws.resolve("same.txt"), "unchanged");
+        Files.createDirectories(ws.resolve("d"));
+        Files.writeString(ws.resolve("d/changes.txt"), "old");
+        Snapshot s = Snapshots.capture(fs, store, into -> {
+            try {
+                Files.writeString(into.resolve("same.txt"), "unchanged");
+                Files.setLastModifiedTime(into.resolve("same.txt"), Files.getLastModifiedTime(ws.resolve("same.txt")));
+                Files.createDirectories(into.resolve("d"));
+                Files.writeString(into.resolve("d/changes.txt"), "old");
+                Files.writeString(ws.resolve("d/changes.txt"), "new and longer"); // written after the bulk copy
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return 2; // the host left two special files out
+        });
+        assertThat(s.skipped()).isEqualTo(2);
+        Path out = Snapshots.restore(store, s.id(), ResourceLimits.DEFAULTS);
+        try {
+            assertThat(Files.readString(out.resolve("d/changes.txt"))).isEqualTo("new and longer");
+            assertThat(Files.readString(out.resolve("same.txt"))).isEqualTo("unchanged");
+        } finally {
+            Snapshots.deleteQuietly(out);
+        }
+    }
+
+    @Test
     void storeLimit_isRefusedTyped_andNothingIsKept() throws IOException {
         Files.write(ws.resolve("big"), new byte[1 << 20]);
         SnapshotStore small = SnapshotStore.directory(tmp.resolve("small"), 100_000);

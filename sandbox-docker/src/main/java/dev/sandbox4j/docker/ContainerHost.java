@@ -207,6 +207,20 @@ final class ContainerHost implements SandboxHost {
         return engine.control.copyArchiveFromContainerCmd(containerId, WorkspaceScripts.WORKSPACE).exec();
     }
 
+    /** Snapshots: the engine's archive of the workspace, extracted by the same hardened reader as a change set's. */
+    @Override
+    public long copyWorkspaceTo(java.nio.file.Path into) {
+        try (InputStream in = downloadWorkspace()) {
+            return ArchiveTree.extract(in, into, ArchiveTree.Limits.DEFAULT);
+        } catch (java.io.IOException e) {
+            throw error(ErrorKind.IO_ERROR, "downloading the workspace for a snapshot: " + e.getMessage(), e);
+        } catch (dev.sandbox4j.SandboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("downloading the workspace for a snapshot", e);
+        }
+    }
+
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
         return new dev.sandbox4j.core.AgentWorkspace(runner, WorkspaceScripts.WORKSPACE, context, this::error,

@@ -222,7 +222,7 @@ public final class MemorySandbox implements Sandbox {
     @Override
     public Sandbox fork() {
         checkOpen();
-        return dev.sandbox4j.snapshot.Snapshots.fork(files, spec, MemorySandbox::open);
+        return dev.sandbox4j.snapshot.Snapshots.fork(this::snapshot, spec, MemorySandbox::open);
     }
 
     // ------------------------------------------------------------ scripting
