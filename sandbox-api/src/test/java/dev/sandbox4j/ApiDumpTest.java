@@ -62,6 +62,9 @@ class ApiDumpTest {
         // Top-level went from 37 to 38 with FileRules (issue 29): protected paths and refused links are one rule set that
         // a spec holds for every backend and a tool profile adds to (ToolConfig); as loose SandboxSpec fields there
         // would be no value for a profile to carry or merge.
+        // Top-level went from 38 to 40 and nested from 16 to 17 with snapshots (issue 31): the captured value
+        // (Snapshot) and the interface users implement for S3, JDBC or Redis (SnapshotStore, with what it holds under
+        // an id, SnapshotStore.Stored); the directory store stays package-private behind SnapshotStore.directory.
         List<Class<?>> all = publicTypes();
         long forwarding = all.stream().filter(c -> c.getDeclaringClass() == null
                 && c.getSimpleName().startsWith("Forwarding")).count();
@@ -70,8 +73,8 @@ class ApiDumpTest {
         System.out.println("[api] public types in sandbox-api: " + topLevel + " top-level, " + nested + " nested, "
                 + forwarding + " forwarding bases");
         assertThat(forwarding).isEqualTo(ForwardingTest.handedOut(Sandbox.class).size());
-        assertThat(topLevel).isLessThanOrEqualTo(38);
-        assertThat(nested).isLessThanOrEqualTo(16);
+        assertThat(topLevel).isLessThanOrEqualTo(40);
+        assertThat(nested).isLessThanOrEqualTo(17);
     }
 
     private static String dump() throws Exception {
