@@ -87,4 +87,9 @@ public enum Feature {
      * agent (each connection made inside the sandbox to its own loopback), with readiness helpers.
      */
     PORTS,
+    /**
+     * {@link Sandbox#snapshot()}, {@link Sandbox#fork()} and {@link WorkspaceSource#snapshot}: the workspace's file
+     * system captured into a {@link SnapshotStore} and a new sandbox started from it.
+     */
+    SNAPSHOT,
 }

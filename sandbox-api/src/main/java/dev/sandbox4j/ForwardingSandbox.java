@@ -60,6 +60,21 @@ public abstract class ForwardingSandbox implements Sandbox {
     }
 
     @Override
+    public Snapshot snapshot() {
+        return delegate().snapshot();
+    }
+
+    @Override
+    public Snapshot snapshot(SnapshotStore store) {
+        return delegate().snapshot(store);
+    }
+
+    @Override
+    public Sandbox fork() {
+        return delegate().fork();
+    }
+
+    @Override
     public SandboxInfo info() {
         return delegate().info();
     }

@@ -65,6 +65,42 @@ public interface Sandbox extends AutoCloseable {
                 + ") cannot be paused or resumed");
     }
 
+    /**
+     * Captures the workspace into {@link SnapshotStore#defaultStore()}: see {@link #snapshot(SnapshotStore)}.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} without {@link Feature#SNAPSHOT}
+     */
+    default Snapshot snapshot() {
+        return snapshot(SnapshotStore.defaultStore());
+    }
+
+    /**
+     * Captures the workspace's file system (contents, modes, symbolic links as links, empty directories; FIFOs,
+     * sockets and devices are skipped and counted) into {@code store}, streamed. Each file is captured whole as it
+     * was at one moment; files are read one after another while commands may go on writing, so the set is not one
+     * instant of the whole tree: {@link #pause()} first for that.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} without {@link Feature#SNAPSHOT},
+     *                          {@link ErrorKind#NO_SPACE_LEFT} past the store's {@link SnapshotStore#maxBytes()},
+     *                          {@link ErrorKind#TOO_LARGE} past the entry bound, {@link ErrorKind#IO_ERROR} when the
+     *                          store fails; nothing is stored then
+     */
+    default Snapshot snapshot(SnapshotStore store) {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") cannot take snapshots");
+    }
+
+    /**
+     * A new sandbox of the same spec whose workspace starts as this one's now: {@link #snapshot()} then an open from
+     * it. The two are independent from then on; the caller closes both.
+     *
+     * @throws SandboxException as {@link #snapshot()} and the open
+     */
+    default Sandbox fork() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") cannot be forked");
+    }
+
     /** The backend, its features and the limits really in force. */
     SandboxInfo info();
 

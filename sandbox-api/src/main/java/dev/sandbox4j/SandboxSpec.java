@@ -228,6 +228,12 @@ public final class SandboxSpec {
             return file(path, text.getBytes(StandardCharsets.UTF_8));
         }
 
+        /** Drops the files added so far: a {@link Sandbox#fork() fork} starts from its parent's files alone. */
+        public Builder clearFiles() {
+            files.clear();
+            return this;
+        }
+
         public Builder file(String path, byte[] content) {
             files.put(Objects.requireNonNull(path, "path"), content.clone());
             return this;

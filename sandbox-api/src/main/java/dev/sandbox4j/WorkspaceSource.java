@@ -25,6 +25,8 @@ import java.util.Optional;
  *       the repository, its hooks or its configuration runs on the host): an {@code https://} or {@code http://}
  *       URL is reached through the spec's network policy, which must allow its host; a host path is mounted
  *       read-only and cloned from. Shallow (one commit) unless {@link #withFullHistory()}.
+ *   <li>{@link #snapshot(SnapshotStore, String)}: the workspace another sandbox captured with
+ *       {@link Sandbox#snapshot()}; no host directory is involved.
  * </ul>
  *
  * <p>A backend that cannot honour a source refuses at open with {@link ErrorKind#UNSUPPORTED} naming it; see
@@ -44,7 +46,9 @@ public final class WorkspaceSource {
         /** A named workspace the backend keeps. */
         VOLUME,
         /** A clone of a git repository, made inside the sandbox. */
-        GIT
+        GIT,
+        /** A snapshot of another sandbox's workspace, read from a {@link SnapshotStore}. */
+        SNAPSHOT
     }
 
     private static final WorkspaceSource EMPTY = new WorkspaceSource(Kind.EMPTY, null, null, null, null, true);
@@ -59,9 +63,21 @@ public final class WorkspaceSource {
     private final String gitRepository;
     private final String gitRef;
     private final boolean shallow;
+    private final SnapshotStore snapshotStore;
+
+    private WorkspaceSource(SnapshotStore store, String id) {
+        this.kind = Kind.SNAPSHOT;
+        this.hostDir = null;
+        this.volumeName = id;
+        this.gitRepository = null;
+        this.gitRef = null;
+        this.shallow = true;
+        this.snapshotStore = store;
+    }
 
     private WorkspaceSource(Kind kind, Path hostDir, String volumeName, String gitRepository, String gitRef,
                             boolean shallow) {
+        this.snapshotStore = null;
         this.kind = kind;
         this.hostDir = hostDir;
         this.volumeName = volumeName;
@@ -140,6 +156,28 @@ public final class WorkspaceSource {
         return new WorkspaceSource(Kind.GIT, host, null, url ? repository : host.toString(), ref, true);
     }
 
+    /**
+     * The workspace of the snapshot {@code id} in {@code store} ({@link Sandbox#snapshot()}): its files, modes, links
+     * and empty directories. The stream is read and its checksum checked before the sandbox is made, so a missing,
+     * cut or altered snapshot fails the open (not_found, invalid_argument) and leaves nothing.
+     *
+     * @throws IllegalArgumentException for an id {@link SnapshotStore#checkId} refuses
+     */
+    public static WorkspaceSource snapshot(SnapshotStore store, String id) {
+        Objects.requireNonNull(store, "store");
+        return new WorkspaceSource(store, SnapshotStore.checkId(id));
+    }
+
+    /** A snapshot source's store; empty for other kinds. */
+    public Optional<SnapshotStore> snapshotStore() {
+        return Optional.ofNullable(snapshotStore);
+    }
+
+    /** A snapshot source's id; empty for other kinds. */
+    public Optional<String> snapshotId() {
+        return kind == Kind.SNAPSHOT ? Optional.of(volumeName) : Optional.empty();
+    }
+
     /** This git source with the whole history instead of one commit. */
     public WorkspaceSource withFullHistory() {
         if (kind != Kind.GIT) {
@@ -182,7 +220,7 @@ public final class WorkspaceSource {
 
     /** The volume's name; empty unless {@link Kind#VOLUME}. */
     public Optional<String> volumeName() {
-        return Optional.ofNullable(volumeName);
+        return kind == Kind.VOLUME ? Optional.of(volumeName) : Optional.empty();
     }
 
     /** The feature a backend needs for this source, or null for {@link Kind#EMPTY}. */
@@ -198,6 +236,8 @@ public final class WorkspaceSource {
                 return Feature.WORKSPACE_VOLUME;
             case GIT:
                 return Feature.WORKSPACE_GIT;
+            case SNAPSHOT:
+                return Feature.SNAPSHOT;
             default:
                 return null;
         }
@@ -214,7 +254,8 @@ public final class WorkspaceSource {
                 && Objects.equals(((WorkspaceSource) o).hostDir, hostDir)
                 && Objects.equals(((WorkspaceSource) o).volumeName, volumeName)
                 && Objects.equals(((WorkspaceSource) o).gitRepository, gitRepository)
-                && Objects.equals(((WorkspaceSource) o).gitRef, gitRef) && ((WorkspaceSource) o).shallow == shallow;
+                && Objects.equals(((WorkspaceSource) o).gitRef, gitRef) && ((WorkspaceSource) o).shallow == shallow
+                && Objects.equals(((WorkspaceSource) o).snapshotStore, snapshotStore);
     }
 
     @Override
@@ -227,6 +268,9 @@ public final class WorkspaceSource {
     public String toString() {
         if (kind == Kind.GIT) {
             return "git:" + gitRepository + (gitRef != null ? "@" + gitRef : "") + (shallow ? "" : " (full history)");
+        }
+        if (kind == Kind.SNAPSHOT) {
+            return "snapshot:" + volumeName + " (" + snapshotStore + ")";
         }
         return kind.name().toLowerCase(java.util.Locale.ROOT) + (hostDir != null ? ":" + hostDir
                 : volumeName != null ? ":" + volumeName : "");

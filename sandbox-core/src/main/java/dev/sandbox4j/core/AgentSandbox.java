@@ -63,6 +63,10 @@ public final class AgentSandbox implements Sandbox {
     private volatile AgentChannel channel;
     private volatile AgentShell shell;
     private volatile FileSystem files;
+    /** The host's file API without the spec's file rules: what a snapshot reads. */
+    private volatile FileSystem rawFiles;
+    /** Run once the host is closed (a restored snapshot's directory). */
+    private final java.util.List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile WatchHub watches;
     private volatile AgentEgress egress;
     private volatile AgentPorts ports;
@@ -114,6 +118,7 @@ public final class AgentSandbox implements Sandbox {
         info = host.ready(runner, interpreters);
         FileSystem fs = host.workspace(runner, context);
         files = GuardedFileSystem.of(fs, spec.fileRules());
+        rawFiles = fs;
         watches = fs instanceof WorkspaceBase w
                 ? w.enableWatches(new AgentWatches(ch, root, host.hiddenFromWatches())) : null;
         shell = new AgentShell(host.id(), spec, ch, fs, interpreters.keySet(),
@@ -337,6 +342,42 @@ public final class AgentSandbox implements Sandbox {
     }
 
     @Override
+    public dev.sandbox4j.Snapshot snapshot(dev.sandbox4j.SnapshotStore store) {
+        java.util.Objects.requireNonNull(store, "store");
+        checkSnapshots();
+        return dev.sandbox4j.snapshot.Snapshots.capture(rawFiles, store, host::copyWorkspaceTo);
+    }
+
+    @Override
+    public Sandbox fork() {
+        checkSnapshots();
+        return dev.sandbox4j.snapshot.Snapshots.fork(store -> snapshot(store), spec, host::openAnother);
+    }
+
+    private void checkSnapshots() {
+        checkUsable();
+        if (!info.supports(dev.sandbox4j.Feature.SNAPSHOT)) {
+            throw host.error(ErrorKind.UNSUPPORTED, "the " + info.backend() + " backend takes no snapshots", null);
+        }
+    }
+
+    /** Runs {@code task} once the sandbox is closed and its host removed (at once if it is closed already). */
+    public void afterClose(Runnable task) {
+        afterClose.add(task);
+        if (closing.isClosed()) {
+            runAfterClose();
+        }
+    }
+
+    private void runAfterClose() {
+        for (Runnable r : afterClose) {
+            if (afterClose.remove(r)) {
+                r.run();
+            }
+        }
+    }
+
+    @Override
     public SandboxInfo info() {
         checkOpen();
         return info;
@@ -366,6 +407,7 @@ public final class AgentSandbox implements Sandbox {
             closeNow();
         } finally {
             closing.done();
+            runAfterClose();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

@@ -161,6 +161,25 @@ public interface SandboxHost {
         throw error(ErrorKind.UNSUPPORTED, "this backend cannot pause a sandbox", null);
     }
 
+    /**
+     * Bulk I/O for snapshots: copies the workspace's tree (files with their modes, directories, links as links; no
+     * special files) into the empty host directory {@code into} by the host's own faster path (a container engine's
+     * archive endpoint), and returns how many special files it left out; -1 when the host has none (the default): the
+     * file API then serves, as on every backend. The capture then checks each file against the live workspace's
+     * listing and reads again, through the file API, any that changed meanwhile.
+     */
+    default long copyWorkspaceTo(java.nio.file.Path into) {
+        return -1;
+    }
+
+    /**
+     * Opens another sandbox of this backend, as its provider would ({@link dev.sandbox4j.Sandbox#fork()}: the spec's
+     * workspace is then a snapshot source). Default: {@link ErrorKind#UNSUPPORTED}.
+     */
+    default dev.sandbox4j.Sandbox openAnother(dev.sandbox4j.SandboxSpec spec) {
+        throw error(ErrorKind.UNSUPPORTED, "this backend cannot fork a sandbox", null);
+    }
+
     /** Before the agent's channel closes (a host whose pipe can block a sender releases it here). */
     default void beforeChannelClose() {
     }

@@ -34,8 +34,12 @@ final class ArchiveTree {
     private ArchiveTree() {
     }
 
-    /** Extracts {@code in} (its first path component is the archived directory's own name) into {@code into}. */
-    static void extract(InputStream in, Path into, Limits limits) throws IOException {
+    /**
+     * Extracts {@code in} (its first path component is the archived directory's own name) into {@code into}; returns
+     * how many special files (FIFOs, devices) it left out.
+     */
+    static long extract(InputStream in, Path into, Limits limits) throws IOException {
+        long skipped = 0;
         long bytes = 0;
         long entries = 0;
         // directories get their modes last: one without write permission must still take the entries under it
@@ -74,7 +78,7 @@ final class ArchiveTree {
                 check(bytes, limits);
                 Files.copy(source, target, LinkOption.NOFOLLOW_LINKS);
             } else if (e.isFIFO() || e.isCharacterDevice() || e.isBlockDevice()) {
-                continue; // a copy holds no special files
+                skipped++; // a copy holds no special files
             } else if (e.isFile()) {
                 bytes += e.getSize();
                 check(bytes, limits);
@@ -89,6 +93,7 @@ final class ArchiveTree {
         for (int i = dirModes.size() - 1; i >= 0; i--) {
             Files.setPosixFilePermissions(dirModes.get(i).getKey(), perms(dirModes.get(i).getValue()));
         }
+        return skipped;
     }
 
     /** The entry's name without the archived directory's own component, or null for that directory. */

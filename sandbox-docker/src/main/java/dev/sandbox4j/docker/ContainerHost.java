@@ -125,6 +125,11 @@ final class ContainerHost implements SandboxHost {
     // ---------------------------------------------------------------- SandboxHost
 
     @Override
+    public Sandbox openAnother(SandboxSpec spec) {
+        return new DockerSandboxProvider(engine.options).open(spec);
+    }
+
+    @Override
     public String id() {
         return id;
     }
@@ -200,6 +205,20 @@ final class ContainerHost implements SandboxHost {
     /** The container's workspace as the engine's tar archive (its first component is {@code workspace}). */
     InputStream downloadWorkspace() {
         return engine.control.copyArchiveFromContainerCmd(containerId, WorkspaceScripts.WORKSPACE).exec();
+    }
+
+    /** Snapshots: the engine's archive of the workspace, extracted by the same hardened reader as a change set's. */
+    @Override
+    public long copyWorkspaceTo(java.nio.file.Path into) {
+        try (InputStream in = downloadWorkspace()) {
+            return ArchiveTree.extract(in, into, ArchiveTree.Limits.DEFAULT);
+        } catch (java.io.IOException e) {
+            throw error(ErrorKind.IO_ERROR, "downloading the workspace for a snapshot: " + e.getMessage(), e);
+        } catch (dev.sandbox4j.SandboxException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("downloading the workspace for a snapshot", e);
+        }
     }
 
     @Override

@@ -28,7 +28,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
             Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
             Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS,
-            Feature.PAUSE, Feature.PORTS));
+            Feature.PAUSE, Feature.PORTS, Feature.SNAPSHOT));
 
     private final DockerOptions options;
 
@@ -72,7 +72,8 @@ public final class DockerSandboxProvider implements SandboxProvider {
         if (refused != null) {
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
-        return ContainerHost.open(options, spec);
+        // a snapshot is extracted and checked first, then uploaded as a copy source would be
+        return dev.sandbox4j.snapshot.Snapshots.open(spec, s -> ContainerHost.open(options, s));
     }
 
     /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */

@@ -69,6 +69,8 @@ final class BwrapHost implements SandboxHost {
     private final Path quotaAgent;
     /** The workspace source and mounts, as prepared at open. */
     private final LocalWorkspace sourced;
+    /** For {@link #openAnother}: the provider's options. */
+    private volatile LocalOptions options;
     /** The sandbox over this host, once open (the JVM's exit closes it). */
     private volatile Sandbox sandbox;
     /** The sandbox's open state, for the change set's guard (set once the sandbox exists). */
@@ -100,6 +102,11 @@ final class BwrapHost implements SandboxHost {
     }
 
     // ---------------------------------------------------------------- opening
+
+    @Override
+    public Sandbox openAnother(SandboxSpec spec) {
+        return new LocalSandboxProvider(options).open(spec);
+    }
 
     static Sandbox open(Host host, LocalOptions options, SandboxSpec spec) {
         return open(host, options, spec, null);
@@ -167,6 +174,7 @@ final class BwrapHost implements SandboxHost {
             BwrapHost h = start(id, host, setting, can, cg, spec, dirs, agentDir, uid, gid, sourced,
                     options.seccompProgram(spec.syscallSets()));
             h.opened = opened;
+            h.options = options;
             cg = null; // from here on the host's close removes them
             dirs = null;
             sourced = null;

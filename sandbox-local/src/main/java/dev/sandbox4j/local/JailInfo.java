@@ -25,7 +25,7 @@ final class JailInfo {
                 Feature.ISOLATION, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.BYTE_FILE_NAMES,
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
                 Feature.WORKSPACE_GIT,
-                Feature.READ_ONLY_MOUNTS,
+                Feature.READ_ONLY_MOUNTS, Feature.SNAPSHOT,
                 Feature.SCRATCH_MOUNTS, Feature.PORTS);
         if (inForce.memoryBytes() > 0) {
             features.add(Feature.MEMORY_LIMIT);

@@ -47,7 +47,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
                 // an overlay is a real overlayfs as root, a copy with the same semantics otherwise (info says which)
                 Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY, Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME,
                 Feature.WORKSPACE_GIT,
-                Feature.READ_ONLY_MOUNTS,
+                Feature.READ_ONLY_MOUNTS, Feature.SNAPSHOT,
                 Feature.SCRATCH_MOUNTS, Feature.PORTS);
         Host host = Host.get(options);
         if (host.problem != null) {
@@ -86,7 +86,9 @@ public final class LocalSandboxProvider implements SandboxProvider {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
         }
         // a git source from a host path is cloned in the jail from a read-only mount of it
-        return BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(spec));
+        // a snapshot is extracted and checked first, then copied in as a copy source would be
+        return dev.sandbox4j.snapshot.Snapshots.open(spec,
+                s -> BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(s)));
     }
 
     /** Removes a named volume from {@link LocalOptions#volumesDir()}; refused while a sandbox is open on it. */

@@ -75,7 +75,8 @@ import java.util.stream.Collectors;
  */
 public final class MemorySandbox implements Sandbox {
     static final Set<Feature> FEATURES = Set.of(Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA,
-            Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY);
+            Feature.CODE_CONTEXTS, Feature.FILE_WATCH, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
+            Feature.SNAPSHOT);
 
     private static final Pattern SHELL_SYNTAX = Pattern.compile("[|&;<>()$`*?\\\\]");
 
@@ -201,9 +202,27 @@ public final class MemorySandbox implements Sandbox {
         return open(SandboxSpec.defaults());
     }
 
-    /** Opens an in-memory sandbox; the spec's files are written, its lifetime and output cap apply. */
+    /**
+     * Opens an in-memory sandbox; the spec's files are written, its lifetime and output cap apply. A snapshot source
+     * is extracted and checked on the host first, then copied in as a copy source would be.
+     */
     public static MemorySandbox open(SandboxSpec spec) {
-        return new MemorySandbox(spec);
+        return dev.sandbox4j.snapshot.Snapshots.open(spec, MemorySandbox::new);
+    }
+
+    /** Captures the jimfs workspace through the file API (sandbox-core's one capture). */
+    @Override
+    public dev.sandbox4j.Snapshot snapshot(dev.sandbox4j.SnapshotStore store) {
+        Objects.requireNonNull(store, "store");
+        checkOpen();
+        return dev.sandbox4j.snapshot.Snapshots.capture(files, store);
+    }
+
+    /** A new in-memory sandbox of the same spec from this one's workspace; scripted answers are not carried over. */
+    @Override
+    public Sandbox fork() {
+        checkOpen();
+        return dev.sandbox4j.snapshot.Snapshots.fork(this::snapshot, spec, MemorySandbox::open);
     }
 
     // ------------------------------------------------------------ scripting
@@ -293,7 +312,7 @@ public final class MemorySandbox implements Sandbox {
         if (!asked.hasWorkspaceQuota()) {
             return new SandboxInfo(id, MemorySandboxProvider.NAME,
                     Set.of(Feature.POSIX_PERMISSIONS, Feature.FILE_WATCH, Feature.WORKSPACE_COPY,
-                            Feature.WORKSPACE_OVERLAY),
+                            Feature.WORKSPACE_OVERLAY, Feature.SNAPSHOT),
                     ResourceLimits.NONE, Map.of("filesystem", "jimfs", "workspace source", sourceDetail,
                             "mounts", "none"));
         }

@@ -12,5 +12,6 @@ package dev.sandbox4j.testing;
 public interface SandboxConformance extends FileSystemContract, ShellContract, CodeRunnerContract, CodeContextContract,
         LifecycleContract, LimitsContract, NetworkPolicyContract, WorkspaceQuotaContract, WatchContract,
         RawOutputContract, LaunchErrorContract, CredentialContract, WorkspaceSourceContract,
-        WorkspaceVolumeContract, WorkspaceGitContract, PauseContract, FileRulesContract, PortContract {
+        WorkspaceVolumeContract, WorkspaceGitContract, PauseContract, FileRulesContract, PortContract,
+        SnapshotContract {
 }

@@ -1,0 +1,96 @@
+package dev.sandbox4j.testing;
+
+import dev.sandbox4j.Feature;
+import dev.sandbox4j.Sandbox;
+import dev.sandbox4j.SandboxSpec;
+import dev.sandbox4j.Snapshot;
+import dev.sandbox4j.SnapshotStore;
+import dev.sandbox4j.WorkspaceSource;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * The kit on sandboxes restored from a snapshot ({@link WorkspaceSource#snapshot}): a spec with an empty workspace
+ * opens from a snapshot another sandbox of the backend took of its empty workspace (a workspace holding anything would
+ * change what the contracts expect), through the whole restore path (the stream read and checked, extracted, copied
+ * in); other sources open as they are. The snapshot is taken once, by the first open.
+ */
+public final class SnapshotRestoredFixture implements SandboxFixture {
+    private final SandboxFixture plain;
+    private SnapshotStore store;
+    private String id;
+
+    public SnapshotRestoredFixture(SandboxFixture plain) {
+        this.plain = plain;
+    }
+
+    private synchronized SandboxSpec restored(SandboxSpec spec) {
+        if (spec.workspace().kind() != WorkspaceSource.Kind.EMPTY) {
+            return spec;
+        }
+        if (id == null) {
+            try {
+                store = SnapshotStore.directory(Files.createTempDirectory("sandbox4j-kit-restored-"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            try (Sandbox seed = plain.open(SandboxSpec.defaults())) {
+                Snapshot s = seed.snapshot(store);
+                id = s.id();
+            }
+        }
+        return spec.toBuilder().workspace(WorkspaceSource.snapshot(store, id)).build();
+    }
+
+    @Override
+    public Sandbox open(SandboxSpec spec) {
+        return plain.open(restored(spec));
+    }
+
+    @Override
+    public Sandbox openWithContexts(SandboxSpec spec) {
+        return plain.openWithContexts(restored(spec));
+    }
+
+    @Override
+    public Set<Feature> features() {
+        return plain.features();
+    }
+
+    @Override
+    public void removeVolume(String name) {
+        plain.removeVolume(name);
+    }
+
+    @Override
+    public List<String> leaks() {
+        return plain.leaks();
+    }
+
+    @Override
+    public String workspaceRoot(Sandbox sandbox) {
+        return plain.workspaceRoot(sandbox);
+    }
+
+    @Override
+    public AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
+        return plain.egressForTests(resolver, exempt);
+    }
+
+    @Override
+    public AutoCloseable egressForTests(Function<String, InetAddress> resolver, javax.net.ssl.SSLContext upstreamTls,
+                                        InetSocketAddress... exempt) {
+        return plain.egressForTests(resolver, upstreamTls, exempt);
+    }
+
+    @Override
+    public String toString() {
+        return "SnapshotRestoredFixture(" + plain + ")";
+    }
+}
