@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -359,6 +360,20 @@ public final class AgentSandbox implements Sandbox {
         if (!info.supports(dev.sandbox4j.Feature.SNAPSHOT)) {
             throw host.error(ErrorKind.UNSUPPORTED, "the " + info.backend() + " backend takes no snapshots", null);
         }
+    }
+
+    /**
+     * Opens {@code spec} with {@code opener} (a backend's own open), a snapshot source first restored into a private
+     * directory that an agent's sandbox keeps until it closes (its change set compares against it).
+     */
+    public static Sandbox openFromSnapshot(SandboxSpec spec, Function<SandboxSpec, Sandbox> opener) {
+        return dev.sandbox4j.snapshot.Snapshots.open(spec, opener, (s, remove) -> {
+            if (s instanceof AgentSandbox a) {
+                a.afterClose(remove);
+            } else {
+                remove.run();
+            }
+        });
     }
 
     /** Runs {@code task} once the sandbox is closed and its host removed (at once if it is closed already). */

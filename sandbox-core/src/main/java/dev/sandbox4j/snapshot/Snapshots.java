@@ -10,7 +10,6 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Snapshot;
 import dev.sandbox4j.SnapshotStore;
 import dev.sandbox4j.WorkspaceSource;
-import dev.sandbox4j.core.AgentSandbox;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -103,10 +102,20 @@ public final class Snapshots {
     /**
      * Opens {@code spec} with {@code opener} (a provider's own open); a {@link WorkspaceSource.Kind#SNAPSHOT} source
      * is first extracted and verified into a private host directory (a bad snapshot fails here: no sandbox is made),
-     * which {@code opener} gets as a copy source. The directory is kept while an {@link AgentSandbox} is open (its
-     * change set compares against it), else removed once {@code opener} returns (the copy is made by then).
+     * which {@code opener} gets as a copy source, then removed once {@code opener} returns (the copy is made by then).
      */
     public static <S extends Sandbox> S open(SandboxSpec spec, Function<SandboxSpec, S> opener) {
+        return open(spec, opener, (s, remove) -> remove.run());
+    }
+
+    /**
+     * As {@link #open(SandboxSpec, Function)}, but the restored directory's removal is handed to {@code keep} with the
+     * opened sandbox: a sandbox whose change set compares against its copy source keeps it until it closes
+     * ({@code AgentSandbox.openFromSnapshot}). Kept apart so that this package needs nothing of an agent's sandbox
+     * (the in-memory backend carries this package without the agent's classes).
+     */
+    public static <S extends Sandbox> S open(SandboxSpec spec, Function<SandboxSpec, S> opener,
+                                             java.util.function.BiConsumer<? super S, Runnable> keep) {
         WorkspaceSource src = spec.workspace();
         if (src.kind() != WorkspaceSource.Kind.SNAPSHOT) {
             return opener.apply(spec);
@@ -120,11 +129,7 @@ public final class Snapshots {
             remove.run();
             throw e;
         }
-        if (s instanceof AgentSandbox a) {
-            a.afterClose(remove);
-        } else {
-            remove.run();
-        }
+        keep.accept(s, remove);
         return s;
     }
 
