@@ -77,4 +77,9 @@ public enum Feature {
      * cgroup freezer, a container engine's pause).
      */
     PAUSE,
+    /**
+     * {@link SandboxSpec#lease()}: a sandbox outlives the JVM that opened it (or {@link Sandbox#detach()}) for its
+     * lease, and another host {@linkplain Sandboxes#attach attaches} to it by id and {@link AttachCredential}.
+     */
+    REATTACH,
 }

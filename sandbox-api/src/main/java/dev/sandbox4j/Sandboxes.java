@@ -79,6 +79,31 @@ public final class Sandboxes {
     }
 
     /**
+     * Attaches to a leased sandbox by id ({@link Sandbox#id()}) and its {@link Sandbox#credential()}, from any JVM
+     * that reaches the same backend (docs/reattach.md).
+     *
+     * <pre>{@code
+     * Sandbox s = Sandboxes.open("docker", SandboxSpec.builder().lease(Duration.ofMinutes(10)).build());
+     * String id = s.id(), secret = s.credential().reveal();   // store both; the secret as a secret
+     * s.detach();                                              // or this JVM dies
+     * try (Sandbox again = Sandboxes.attach("docker", id, AttachCredential.parse(secret))) { ... }
+     * }</pre>
+     *
+     * @throws SandboxException see {@link SandboxProvider#attach}
+     */
+    public static Sandbox attach(String provider, String id, AttachCredential credential) {
+        java.util.Objects.requireNonNull(id, "id");
+        java.util.Objects.requireNonNull(credential, "credential");
+        SandboxProvider p = provider(provider);
+        Optional<String> reason = p.unavailableReason();
+        if (reason.isPresent()) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + provider + "' is not available: "
+                    + reason.get());
+        }
+        return p.attach(id, credential);
+    }
+
+    /**
      * Every provider on the class path, highest priority first, for diagnostics: its {@code name()},
      * {@code priority()}, {@code features()}, and {@code unavailableReason()} (empty when it can run here, else why
      * not and what to install; it may probe the host, so call it once).

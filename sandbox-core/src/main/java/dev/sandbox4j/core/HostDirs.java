@@ -68,6 +68,10 @@ public final class HostDirs {
             return "the " + backend + " backend cannot open the workspace source " + spec.workspace() + " (it lacks "
                     + need + ")";
         }
+        if (!spec.lease().isZero() && !features.contains(dev.sandbox4j.Feature.REATTACH)) {
+            return "the " + backend + " backend cannot lease a sandbox (it lacks REATTACH: its sandboxes end with "
+                    + "the JVM that opened them)";
+        }
         for (dev.sandbox4j.Mount m : spec.mounts()) {
             dev.sandbox4j.Feature f = m.kind() == dev.sandbox4j.Mount.Kind.READ_ONLY
                     ? dev.sandbox4j.Feature.READ_ONLY_MOUNTS : dev.sandbox4j.Feature.SCRATCH_MOUNTS;

@@ -70,12 +70,22 @@ final class ContainerHost implements SandboxHost {
     private long workspaceTmpfsBytes;
     /** The workspace source and the mounts (issue 35), checked before anything was made. */
     private final ContainerSources sources;
+    /** The lease (docs/reattach.md), or null. */
+    private final Lease lease;
+    /** A leased container this host attaches to (ContainerLease.find), or null: this host makes its own. */
+    private final InspectContainerResponse existing;
+    /** Whether close removes the container: always for one this host made; after an attach, once it is ready. */
+    private volatile boolean owns;
 
-    private ContainerHost(Engine engine, SandboxSpec spec, ContainerSources sources) {
-        this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
+    private ContainerHost(Engine engine, SandboxSpec spec, ContainerSources sources, String id, String user,
+                          Lease lease, InspectContainerResponse existing) {
+        this.id = id;
         this.engine = engine;
         this.spec = spec;
-        this.user = engine.options.user();
+        this.lease = lease;
+        this.existing = existing;
+        this.owns = existing == null;
+        this.user = user;
         String[] ug = user.split(":");
         this.uid = Integer.parseInt(ug[0]);
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
@@ -84,6 +94,10 @@ final class ContainerHost implements SandboxHost {
     }
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
+        if (!spec.lease().isZero() && spec.network().mode() != dev.sandbox4j.NetworkPolicy.Mode.NONE) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "a leased sandbox cannot have a network policy yet: "
+                    + "its egress proxy runs in the JVM that opened it and ends with it (docs/reattach.md)");
+        }
         ContainerConfig.checkQuotaFitsMemory(spec.limits());
         ContainerConfig.seccompProfile(options, spec.syscallSets()); // refused before anything is made
         return open(options, spec, ContainerSources.prepare(options, spec), true);
@@ -96,7 +110,10 @@ final class ContainerHost implements SandboxHost {
     private static Sandbox open(DockerOptions options, SandboxSpec spec, ContainerSources sources,
                                 boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
-        ContainerHost h = new ContainerHost(engine, spec, sources);
+        Lease lease = spec.lease().isZero() ? null
+                : new Lease(dev.sandbox4j.AttachCredential.generate(), spec.lease(), ContainerLease.PORT, true);
+        ContainerHost h = new ContainerHost(engine, spec, sources, "sbx-" + UUID.randomUUID().toString()
+                .replace("-", "").substring(0, 12), engine.options.user(), lease, null);
         try {
             return AgentSandbox.open(h, spec); // closes the host when it fails
         } catch (RuntimeException e) {
@@ -117,6 +134,33 @@ final class ContainerHost implements SandboxHost {
         }
     }
 
+    /**
+     * Attaches to the leased container of sandbox {@code id} (docs/reattach.md): the engine's exec starts the agent's
+     * relay in it, and the agent checks the credential. Nothing changes in the sandbox when this fails.
+     */
+    static Sandbox attach(DockerOptions options, String id, dev.sandbox4j.AttachCredential credential) {
+        Engine engine = Engine.connect(options, options.requestTimeout());
+        ContainerHost h;
+        try {
+            InspectContainerResponse found = ContainerLease.find(engine, id);
+            Map<String, String> labels = found.getConfig().getLabels();
+            SandboxSpec spec = SandboxSpec.builder().limits(ContainerLease.limits(labels))
+                    .lease(ContainerLease.lease(labels)).build();
+            Lease lease = new Lease(credential, spec.lease(), ContainerLease.port(labels), false);
+            String user = found.getConfig().getUser() == null || found.getConfig().getUser().isBlank()
+                    ? options.user() : found.getConfig().getUser();
+            h = new ContainerHost(engine, spec, ContainerSources.prepare(options, spec), id, user, lease, found);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
+        }
+        try {
+            return AgentSandbox.open(h, h.spec);
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
+        }
+    }
+
     /** The container host under a sandbox this backend opened (for tests that look at the container). */
     static ContainerHost of(Sandbox sandbox) {
         return (ContainerHost) ((AgentSandbox) sandbox).host();
@@ -133,9 +177,33 @@ final class ContainerHost implements SandboxHost {
     public AgentStreams start(Context context) {
         this.context = context;
         engine.janitorInBackground();
-        granted = ContainerConfig.grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
-        create();
+        if (existing != null) {
+            reattach();
+        } else {
+            granted = ContainerConfig.grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
+            create();
+        }
         return new AgentStreams(attach.fromAgent(), attach.toAgent());
+    }
+
+    /** The relay to the leased agent, through the engine's exec, and the handshake under the credential. */
+    private void reattach() {
+        containerId = existing.getId();
+        granted = spec.limits();
+        inspecting = java.util.concurrent.CompletableFuture.completedFuture(existing);
+        attach.exec(engine, containerId, List.of(ContainerConfig.AGENT_DIR + "/"
+                + dev.sandbox4j.core.AgentBinary.AGENT, "--connect=127.0.0.1:" + lease.port()));
+        byte[] key = lease.credential().keyBytes();
+        try {
+            ContainerLease.handshake(attach, key, id);
+        } finally {
+            java.util.Arrays.fill(key, (byte) 0);
+        }
+    }
+
+    @Override
+    public Lease lease() {
+        return lease;
     }
 
     @Override
@@ -189,6 +257,10 @@ final class ContainerHost implements SandboxHost {
         Map<String, String> details = new java.util.LinkedHashMap<>(info.details());
         details.put("workspace source", sources.sourceDetail());
         details.put("mounts", sources.mountsDetail);
+        if (lease != null) {
+            details.put("lease", lease.duration() + (existing != null ? " (attached)" : ""));
+        }
+        owns = true; // an attached sandbox is this host's from here on: its close removes it
         return new SandboxInfo(info.id(), info.backend(), info.features(), info.limits(), details);
     }
 
@@ -258,6 +330,9 @@ final class ContainerHost implements SandboxHost {
         Engine.Traits traits = engine.traits();
         var c = engine.control;
         Map<String, String> labels = ContainerConfig.labels(engine.options, id, spec.lifetime());
+        if (lease != null) {
+            ContainerLease.label(labels, lease.duration(), l);
+        }
         // The engine creates the two named volumes, with these labels, as part of creating the container. With a
         // workspace quota both are sized tmpfs volumes of the local driver (issue 16): no path of the engine's host is
         // named, so a remote engine works, and the engine's disk is never written.
@@ -273,6 +348,9 @@ final class ContainerHost implements SandboxHost {
         }
         mounts.addAll(sources.mounts);
         hc.withMounts(mounts);
+        if (lease != null) {
+            hc.withAutoRemove(true); // the agent ends when its lease runs out with no host: the container goes
+        }
         sources.makeVolume(c);
         if (traits.podman() && !sources.bindsWorkspace()) {
             // Podman's compat API creates a mount's volume without the mount's VolumeOptions (no labels, no driver
@@ -411,8 +489,21 @@ final class ContainerHost implements SandboxHost {
      * The attach connection does not pass end of input on to the container (docker-java does not half-close it), so
      * removing the container is what ends the agent and every process in it.
      */
+    /** Ends this host's connection (the agent reads its end and waits for a later host); removes nothing. */
+    @Override
+    public void detach() {
+        attach.endInput();
+        attach.detach();
+        engine.close();
+        attach.closeOutput();
+    }
+
     @Override
     public void close() {
+        if (!owns) {
+            detach(); // an attach that failed: the sandbox stays as it was, for a host with the right credential
+            return;
+        }
         // a streamed write keeps the engine client's stdin thread writing: it ends its request before the removal
         attach.endInput();
         if (containerId != null) {

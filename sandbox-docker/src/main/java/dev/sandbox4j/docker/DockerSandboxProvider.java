@@ -28,7 +28,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
             Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
             Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS,
-            Feature.PAUSE));
+            Feature.PAUSE, Feature.REATTACH));
 
     private final DockerOptions options;
 
@@ -73,6 +73,13 @@ public final class DockerSandboxProvider implements SandboxProvider {
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
         return ContainerHost.open(options, spec);
+    }
+
+    /** Attaches to a leased sandbox of this engine by id and credential (docs/reattach.md). */
+    @Override
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential) {
+        return ContainerHost.attach(options, Objects.requireNonNull(id, "id"),
+                Objects.requireNonNull(credential, "credential"));
     }
 
     /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */
