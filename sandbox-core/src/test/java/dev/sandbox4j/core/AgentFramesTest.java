@@ -59,6 +59,13 @@ class AgentFramesTest {
                 record(AgentProtocol.EVENT_CREATE, false, 5, 1764201600123L, "src/a.txt", ""),
                 record(AgentProtocol.EVENT_RENAME, true, 0, 1764201600456L, "src/new", "src/old"))));
         f.put("watch-overflow", of(AgentProtocol.WATCH_OVERFLOW, 9, new byte[0]));
+        byte[] key = new byte[32];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) i;
+        }
+        f.put("attach-lease", of(AgentProtocol.LEASE, 5, ByteBuffer.allocate(44).putLong(600_000).putInt(7079).put(key)
+                .array()));
+        f.put("attach-leased", of(AgentProtocol.LEASED, 5, new byte[0]));
         // well-formed as a frame, refused by the agent when it parses the SPAWN (see the C tests)
         f.put("spawn-bad-list", of(AgentProtocol.SPAWN, 10, concat(ints(3), ints(2), utf8("sh"))));
         return f;
