@@ -92,6 +92,15 @@ public final class Sandboxes {
      * @throws SandboxException see {@link SandboxProvider#attach}
      */
     public static Sandbox attach(String provider, String id, AttachCredential credential) {
+        return attach(provider, id, credential, SandboxSpec.defaults());
+    }
+
+    /**
+     * {@link #attach(String, String, AttachCredential)} with this host's command settings (timeouts, lifetime, output
+     * cap, environment, file rules; the rest of {@code settings} must be left at its defaults).
+     */
+    public static Sandbox attach(String provider, String id, AttachCredential credential, SandboxSpec settings) {
+        java.util.Objects.requireNonNull(settings, "settings");
         java.util.Objects.requireNonNull(id, "id");
         java.util.Objects.requireNonNull(credential, "credential");
         SandboxProvider p = provider(provider);
@@ -100,7 +109,7 @@ public final class Sandboxes {
             throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + provider + "' is not available: "
                     + reason.get());
         }
-        return p.attach(id, credential);
+        return p.attach(id, credential, settings);
     }
 
     /**

@@ -94,10 +94,7 @@ final class ContainerHost implements SandboxHost {
     }
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
-        if (!spec.lease().isZero() && spec.network().mode() != dev.sandbox4j.NetworkPolicy.Mode.NONE) {
-            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "a leased sandbox cannot have a network policy yet: "
-                    + "its egress proxy runs in the JVM that opened it and ends with it (docs/reattach.md)");
-        }
+        ContainerLease.checkOpen(spec);
         ContainerConfig.checkQuotaFitsMemory(spec.limits());
         ContainerConfig.seccompProfile(options, spec.syscallSets()); // refused before anything is made
         return open(options, spec, ContainerSources.prepare(options, spec), true);
@@ -134,31 +131,10 @@ final class ContainerHost implements SandboxHost {
         }
     }
 
-    /**
-     * Attaches to the leased container of sandbox {@code id} (docs/reattach.md): the engine's exec starts the agent's
-     * relay in it, and the agent checks the credential. Nothing changes in the sandbox when this fails.
-     */
-    static Sandbox attach(DockerOptions options, String id, dev.sandbox4j.AttachCredential credential) {
-        Engine engine = Engine.connect(options, options.requestTimeout());
-        ContainerHost h;
-        try {
-            InspectContainerResponse found = ContainerLease.find(engine, id);
-            Map<String, String> labels = found.getConfig().getLabels();
-            SandboxSpec spec = SandboxSpec.builder().limits(ContainerLease.limits(labels))
-                    .lease(ContainerLease.lease(labels)).build();
-            Lease lease = new Lease(credential, spec.lease(), ContainerLease.port(labels), false);
-            String user = found.getConfig().getUser() == null || found.getConfig().getUser().isBlank()
-                    ? options.user() : found.getConfig().getUser();
-            h = new ContainerHost(engine, spec, ContainerSources.prepare(options, spec), id, user, lease, found);
-        } catch (RuntimeException e) {
-            engine.close();
-            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
-        }
-        try {
-            return AgentSandbox.open(h, h.spec);
-        } catch (RuntimeException e) {
-            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
-        }
+    /** A host for the leased container {@code found} of sandbox {@code id} (ContainerLease.attach). */
+    static ContainerHost attaching(Engine e, SandboxSpec spec, String id, String user, Lease lease,
+                                  InspectContainerResponse found) {
+        return new ContainerHost(e, spec, ContainerSources.prepare(e.options, spec), id, user, lease, found);
     }
 
     /** The container host under a sandbox this backend opened (for tests that look at the container). */
@@ -191,14 +167,8 @@ final class ContainerHost implements SandboxHost {
         containerId = existing.getId();
         granted = spec.limits();
         inspecting = java.util.concurrent.CompletableFuture.completedFuture(existing);
-        attach.exec(engine, containerId, List.of(ContainerConfig.AGENT_DIR + "/"
-                + dev.sandbox4j.core.AgentBinary.AGENT, "--connect=127.0.0.1:" + lease.port()));
-        byte[] key = lease.credential().keyBytes();
-        try {
-            ContainerLease.handshake(attach, key, id);
-        } finally {
-            java.util.Arrays.fill(key, (byte) 0);
-        }
+        attach.exec(engine, containerId, ContainerLease.relay(lease.port()));
+        ContainerLease.handshake(attach, lease.credential(), id);
     }
 
     @Override

@@ -28,6 +28,20 @@ final class ContainerLease {
     private ContainerLease() {
     }
 
+    /** Refuses what a leased sandbox cannot have (before anything is made). */
+    static void checkOpen(dev.sandbox4j.SandboxSpec spec) {
+        if (!spec.lease().isZero() && spec.network().mode() != dev.sandbox4j.NetworkPolicy.Mode.NONE) {
+            throw DockerErrors.error(ErrorKind.UNSUPPORTED, "a leased sandbox cannot have a network policy yet: "
+                    + "its egress proxy runs in the JVM that opened it and ends with it (docs/reattach.md)");
+        }
+    }
+
+    /** The command the engine's exec runs in the container: the agent's relay to its own listener. */
+    static java.util.List<String> relay(int port) {
+        return java.util.List.of(ContainerConfig.AGENT_DIR + "/" + dev.sandbox4j.core.AgentBinary.AGENT,
+                "--connect=127.0.0.1:" + port);
+    }
+
     /** A leased container's labels, beside {@link ContainerConfig#labels}. */
     static void label(Map<String, String> labels, Duration lease, ResourceLimits granted) {
         labels.put(LABEL_LEASE, Long.toString(lease.toMillis()));
@@ -58,6 +72,34 @@ final class ContainerLease {
 
     static int port(Map<String, String> labels) {
         return Integer.parseInt(labels.getOrDefault(LABEL_PORT, Integer.toString(PORT)));
+    }
+
+    /**
+     * Attaches to the leased container of sandbox {@code id}: the engine's exec starts the agent's relay in it, and
+     * the agent checks the credential. Nothing changes in the sandbox when this fails.
+     */
+    static dev.sandbox4j.Sandbox attach(DockerOptions options, String id, dev.sandbox4j.AttachCredential credential,
+                                        dev.sandbox4j.SandboxSpec settings) {
+        Engine engine = Engine.connect(options, options.requestTimeout());
+        ContainerHost h;
+        try {
+            InspectContainerResponse found = find(engine, id);
+            Map<String, String> labels = found.getConfig().getLabels();
+            dev.sandbox4j.SandboxSpec spec = settings.toBuilder().limits(limits(labels)).lease(lease(labels)).build();
+            dev.sandbox4j.core.SandboxHost.Lease lease = new dev.sandbox4j.core.SandboxHost.Lease(credential,
+                    spec.lease(), port(labels), false);
+            String user = found.getConfig().getUser() == null || found.getConfig().getUser().isBlank()
+                    ? options.user() : found.getConfig().getUser();
+            h = ContainerHost.attaching(engine, spec, id, user, lease, found);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
+        }
+        try {
+            return dev.sandbox4j.core.AgentSandbox.open(h, h.spec);
+        } catch (RuntimeException e) {
+            throw DockerErrors.translate("attaching to Docker sandbox " + id, e);
+        }
     }
 
     /**
@@ -95,13 +137,16 @@ final class ContainerLease {
      * PERMISSION_DENIED (the agent hung up; nothing changed in the sandbox); the agent hung up before its greeting:
      * CONFLICT (a host is attached) unless the relay could not reach it.
      */
-    static void handshake(ContainerAttach attach, byte[] key, String id) {
+    static void handshake(ContainerAttach attach, dev.sandbox4j.AttachCredential credential, String id) {
+        byte[] key = credential.keyBytes();
         CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
             try {
                 AgentHandshake.run(attach.fromAgent(), attach.toAgent(), key, "sandbox " + id,
                         "the attach credential");
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
+            } finally {
+                java.util.Arrays.fill(key, (byte) 0);
             }
         }, ContainerHost.HELPERS);
         try {

@@ -77,9 +77,13 @@ public final class DockerSandboxProvider implements SandboxProvider {
 
     /** Attaches to a leased sandbox of this engine by id and credential (docs/reattach.md). */
     @Override
-    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential) {
-        return ContainerHost.attach(options, Objects.requireNonNull(id, "id"),
-                Objects.requireNonNull(credential, "credential"));
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+        String refused = dev.sandbox4j.core.HostDirs.attachRefused(Objects.requireNonNull(settings, "settings"));
+        if (refused != null) {
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.INVALID_ARGUMENT, refused);
+        }
+        return ContainerLease.attach(options, Objects.requireNonNull(id, "id"),
+                Objects.requireNonNull(credential, "credential"), settings);
     }
 
     /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */

@@ -54,7 +54,7 @@ class DockerLeaseLifeTest {
             assertThat(engine.control.inspectContainerCmd("sandbox4j-" + id).exec().getState().getRunning())
                     .as("the janitor left the leased sandbox of a dead JVM").isTrue();
         }
-        try (Sandbox s = DockerTestSupport.PROVIDER.attach(id, credential)) {
+        try (Sandbox s = DockerTestSupport.PROVIDER.attach(id, credential, SandboxSpec.defaults())) {
             assertThat(s.files().readText("from-child.txt")).isEqualTo("written by the JVM that died\n");
             assertThat(s.shell().run("ps -eo comm= | grep -c '^sleep$' || true").stdout().strip())
                     .as("the dead host's background command was killed with its channel").isEqualTo("0");
@@ -62,7 +62,8 @@ class DockerLeaseLifeTest {
         }
         // closed by the attached host: removed, so there is nothing to attach to any more
         String gone = id;
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(gone, credential))
+        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(gone, credential,
+                SandboxSpec.defaults()))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.NOT_FOUND));
     }
@@ -88,7 +89,8 @@ class DockerLeaseLifeTest {
             assertThat(engine.control.listVolumesCmd().withFilter("label", List.of(Engine.LABEL_ID + "=" + id))
                     .exec().getVolumes()).as("its workspace volume, by the janitor").isNullOrEmpty();
         }
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(id, credential))
+        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(id, credential,
+                SandboxSpec.defaults()))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.NOT_FOUND));
     }

@@ -47,15 +47,46 @@ class DockerReattachTest {
         }
     }
 
+    private static Sandbox attach(String id, AttachCredential credential) {
+        return DockerTestSupport.PROVIDER.attach(id, credential, SandboxSpec.defaults());
+    }
+
     /** Detaches the shared sandbox (if a host holds it) and attaches to it again. */
     private static synchronized Sandbox reattached() {
         Sandbox s = current.get();
         if (s != null && s.isOpen()) {
             s.detach();
         }
-        Sandbox again = DockerTestSupport.PROVIDER.attach(id, credential);
+        Sandbox again = attach(id, credential);
         current.set(again);
         return again;
+    }
+
+    @Test
+    void attach_takesTheHostsSettingsOnly() {
+        Sandbox s = current.get();
+        if (s != null && s.isOpen()) {
+            s.detach();
+        }
+        current.set(null);
+        SandboxSpec fixed = SandboxSpec.builder().file("x.txt", "no").build();
+        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(id, credential, fixed))
+                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
+                        .isEqualTo(ErrorKind.INVALID_ARGUMENT)).hasMessageContaining("files");
+        Sandbox again = DockerTestSupport.PROVIDER.attach(id, credential, SandboxSpec.builder()
+                .env("HOST_SETTING", "mine").build());
+        current.set(again);
+        assertThat(again.shell().run("echo $HOST_SETTING").stdout()).isEqualTo("mine\n");
+        assertThat(again.files().exists("x.txt")).isFalse();
+    }
+
+    @Test
+    void open_leaseWithANetworkPolicy_isUnsupported() {
+        DockerTestSupport.requireDocker();
+        assertThatThrownBy(() -> DockerTestSupport.open(LEASED.toBuilder()
+                .network(dev.sandbox4j.NetworkPolicy.allowAll()).build()))
+                .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
+                        .isEqualTo(ErrorKind.UNSUPPORTED));
     }
 
     @Test
@@ -71,7 +102,7 @@ class DockerReattachTest {
         assertThat(bg.await(Duration.ofSeconds(30)).orElseThrow().exitCode()).as("the background command ended with the detach")
                 .isNotZero();
 
-        Sandbox after = DockerTestSupport.PROVIDER.attach(id, credential);
+        Sandbox after = attach(id, credential);
         current.set(after);
         assertThat(after.id()).isEqualTo(id);
         assertThat(after.files().readText("kept.txt")).isEqualTo("still here\n");
@@ -92,13 +123,13 @@ class DockerReattachTest {
         s.detach();
         current.set(null);
         AttachCredential wrong = AttachCredential.generate();
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(id, wrong))
+        assertThatThrownBy(() -> attach(id, wrong))
                 .isInstanceOfSatisfying(SandboxException.class, e -> {
                     assertThat(e.kind()).isEqualTo(ErrorKind.PERMISSION_DENIED);
                     assertThat(e.getMessage()).doesNotContain(wrong.reveal().substring(6, 20))
                             .doesNotContain(credential.reveal().substring(6, 20));
                 });
-        Sandbox again = DockerTestSupport.PROVIDER.attach(id, credential);
+        Sandbox again = attach(id, credential);
         current.set(again);
         assertThat(again.files().readText("kept.txt")).isEqualTo("still here\n");
     }
@@ -106,7 +137,7 @@ class DockerReattachTest {
     @Test
     void attach_whileAnotherHostIsAttached_isConflict() {
         Sandbox holder = current.get() != null && current.get().isOpen() ? current.get() : reattached();
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach(id, credential))
+        assertThatThrownBy(() -> attach(id, credential))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.CONFLICT));
         assertThat(holder.shell().run("echo still mine").stdout()).isEqualTo("still mine\n");
@@ -115,10 +146,10 @@ class DockerReattachTest {
     @Test
     void attach_unknownOrMalformedId_isTyped() {
         DockerTestSupport.requireDocker();
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach("sbx-0123456789ab", credential))
+        assertThatThrownBy(() -> attach("sbx-0123456789ab", credential))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.NOT_FOUND));
-        assertThatThrownBy(() -> DockerTestSupport.PROVIDER.attach("../etc", credential))
+        assertThatThrownBy(() -> attach("../etc", credential))
                 .isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
                         .isEqualTo(ErrorKind.INVALID_ARGUMENT));
     }

@@ -97,7 +97,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
 
     /** Refused: see {@link #NO_LEASE}. */
     @Override
-    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential) {
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
         throw LocalErrors.error(ErrorKind.UNSUPPORTED, NO_LEASE);
     }
 
