@@ -54,7 +54,8 @@ class DockerLeaseLifeTest {
             assertThat(engine.control.inspectContainerCmd("sandbox4j-" + id).exec().getState().getRunning())
                     .as("the janitor left the leased sandbox of a dead JVM").isTrue();
         }
-        try (Sandbox s = DockerTestSupport.PROVIDER.attach(id, credential, SandboxSpec.defaults())) {
+        // through the API's entry point, as docs/reattach.md shows
+        try (Sandbox s = dev.sandbox4j.Sandboxes.attach("docker", id, credential)) {
             assertThat(s.files().readText("from-child.txt")).isEqualTo("written by the JVM that died\n");
             assertThat(s.shell().run("ps -eo comm= | grep -c '^sleep$' || true").stdout().strip())
                     .as("the dead host's background command was killed with its channel").isEqualTo("0");
