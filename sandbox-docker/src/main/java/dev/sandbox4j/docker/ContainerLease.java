@@ -21,6 +21,12 @@ final class ContainerLease {
     static final String LABEL_LEASE = "dev.sandbox4j.lease-ms";
     static final String LABEL_PORT = "dev.sandbox4j.lease-port";
     static final String LABEL_LIMITS = "dev.sandbox4j.limits";
+    /**
+     * The JVM that opened it, in place of {@link Engine#LABEL_OWNER}: a janitor of a version before leases removes a
+     * container whose owner is dead or whose expiry passed, and would remove a leased one (it did, in this project's
+     * shared test engine); without those two labels it leaves it, and this version's janitor goes by the lease.
+     */
+    static final String LABEL_OPENER = "dev.sandbox4j.lease-opener";
     /** The agent's listener for a later host, on the container's loopback (bound before any command runs). */
     static final int PORT = 7079;
     private static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(15);
@@ -44,6 +50,8 @@ final class ContainerLease {
 
     /** A leased container's labels, beside {@link ContainerConfig#labels}. */
     static void label(Map<String, String> labels, Duration lease, ResourceLimits granted) {
+        labels.put(LABEL_OPENER, labels.remove(Engine.LABEL_OWNER));
+        labels.remove(Engine.LABEL_EXPIRES);
         labels.put(LABEL_LEASE, Long.toString(lease.toMillis()));
         labels.put(LABEL_PORT, Integer.toString(PORT));
         labels.put(LABEL_LIMITS, granted.memoryBytes() + "," + granted.maxProcesses() + "," + granted.cpus() + ","

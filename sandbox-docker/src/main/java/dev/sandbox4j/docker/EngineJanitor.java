@@ -114,8 +114,9 @@ final class EngineJanitor {
         if ("exited".equals(state) || "dead".equals(state)) {
             return true;
         }
-        // created and never started (its JVM died in between): as any other
-        return "created".equals(state) && stale(labels, nowEpoch);
+        // created and never started (its JVM died in between): as any other, by the JVM that opened it
+        String opener = labels.get(ContainerLease.LABEL_OPENER);
+        return "created".equals(state) && opener != null && stale(Map.of(Engine.LABEL_OWNER, opener), nowEpoch);
     }
 
     static boolean stale(Map<String, String> labels, long nowEpoch) {

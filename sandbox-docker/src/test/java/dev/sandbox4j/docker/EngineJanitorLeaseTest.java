@@ -17,7 +17,7 @@ class EngineJanitorLeaseTest {
         l.put(Engine.LABEL_OWNER, Engine.OWNER.split(":")[0] + ":" + Integer.MAX_VALUE + ":0");
         l.put(Engine.LABEL_EXPIRES, "1"); // long past
         if (leased) {
-            l.put(ContainerLease.LABEL_LEASE, "60000");
+            ContainerLease.label(l, java.time.Duration.ofMinutes(1), dev.sandbox4j.ResourceLimits.DEFAULTS);
         }
         return l;
     }
@@ -25,14 +25,16 @@ class EngineJanitorLeaseTest {
     @Test
     void leasedContainersStayWhileTheyRunWhateverTheirOwnerAndExpiry() {
         long now = java.time.Instant.now().getEpochSecond();
+        assertThat(labels(true)).as("a janitor before leases must find no owner or expiry to judge")
+                .doesNotContainKeys(Engine.LABEL_OWNER, Engine.LABEL_EXPIRES);
+        assertThat(EngineJanitor.stale(labels(true), now)).as("the old rule leaves it").isFalse();
         assertThat(EngineJanitor.removable(labels(false), "running", now)).as("a plain one of a dead JVM").isTrue();
         assertThat(EngineJanitor.removable(labels(true), "running", now)).isFalse();
         assertThat(EngineJanitor.removable(labels(true), "paused", now)).isFalse();
         assertThat(EngineJanitor.removable(labels(true), "exited", now)).as("its lease ran out").isTrue();
         assertThat(EngineJanitor.removable(labels(true), "created", now)).as("never started, owner dead").isTrue();
         Map<String, String> young = labels(true);
-        young.put(Engine.LABEL_OWNER, Engine.OWNER);
-        young.put(Engine.LABEL_EXPIRES, Long.toString(now + 3600));
+        young.put(ContainerLease.LABEL_OPENER, Engine.OWNER);
         assertThat(EngineJanitor.removable(young, "created", now)).as("being opened by a live JVM").isFalse();
     }
 }
