@@ -27,7 +27,7 @@ programs="sbx-reaper sbx-agent sbx-relay"
 # the translation units of each program
 units() {
     case $1 in
-        sbx-agent) echo "sbx-agent.c sbx-frame.c sbx-ring.c sbx-watch.c sbx-fs.c sbx-fs-write.c sbx-fs-tree.c sbx-listen.c sbx-pty.c sbx-net.c" ;;
+        sbx-agent) echo "sbx-agent.c sbx-frame.c sbx-ring.c sbx-watch.c sbx-fs.c sbx-fs-write.c sbx-fs-tree.c sbx-listen.c sbx-pty.c sbx-net.c sbx-lease.c" ;;
         sbx-reaper) echo "sbx-reaper.c sbx-pty.c" ;;
         *) echo "$1.c" ;;
     esac

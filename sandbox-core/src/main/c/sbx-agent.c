@@ -5,6 +5,7 @@
  * ends the agent) are in PROTOCOL.md; its numbers are generated from AgentProtocol.java into sbx-protocol.h.
  *
  *   sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom] [--listen=HOST:PORT [--key-env=NAME]]
+ *   sbx-agent --connect=HOST:PORT   (a later host's relay to a leased agent, sbx-lease.c)
  *   sbx-agent --workspace-tmpfs=PID,BYTES,INODES[,huge]       (host side, see workspace_tmpfs)
  *
  * --oom (containers): each EXIT carries the OOM-kill count of the container's memory cgroup (else -1).
@@ -56,6 +57,7 @@
 
 #include "sbx-frame.h"
 #include "sbx-fs.h"
+#include "sbx-lease.h"
 #include "sbx-listen.h"
 #include "sbx-pty.h"
 #include "sbx-proc.h"
@@ -815,6 +817,9 @@ static void handle(int type, int32_t id, const unsigned char *p, size_t len)
                 close_fd(&c->in_fd);
         }
         break;
+    case SBX_LEASE:
+        lease_handle(id, p, len);
+        break;
     case SBX_SIGNAL:
         if (c && !c->reaped) {
             int sig = len > 0 ? p[0] : 9;
@@ -1008,10 +1013,53 @@ static int workspace_tmpfs(const char *spec)
     }
 }
 
+/*
+ * A leased agent's host is gone (its channel ended): every command is killed as when the agent ends, their state and
+ * the watches are dropped with the frames meant for that host, and the agent waits for a new host (PROTOCOL.md
+ * "Leases and reattach"). Returns 0 once one is on fd 0 and 1 and has had READY, else 1: the lease ran out.
+ */
+static int detach_host(void)
+{
+    kill_everything();
+    long long hard = now_ns() + 5LL * 1000 * 1000 * 1000;
+    while (ncmds > 0) {
+        reap_children();
+        for (size_t i = 0; i < ncmds;) {
+            if (cmds[i]->reaped)
+                remove_cmd(i);
+            else
+                i++;
+        }
+        if (ncmds > 0 && now_ns() > hard) {
+            for (size_t i = 0; i < ncmds; i++)
+                kill(cmds[i]->pid, SIGKILL); /* a reaper that did not end on SIGUSR1 */
+            hard = now_ns() + 1000LL * 1000 * 1000;
+        }
+        if (ncmds > 0)
+            usleep(5000);
+    }
+    for (int32_t wid; watch_count() > 0;) {
+        watch_fd(0, &wid);
+        watch_stop(wid);
+    }
+    out_discard();
+    in_len = 0;
+    host_eof = 0;
+    if (lease_await() != 0)
+        return 1;
+    reap_children(); /* what the sweep killed while no host was there */
+    fcntl(STDIN_FILENO, F_SETFL, fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+    fcntl(STDOUT_FILENO, F_SETFL, fcntl(STDOUT_FILENO, F_GETFL) | O_NONBLOCK);
+    send_int(SBX_READY, 0, SBX_VERSION);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strncmp(argv[1], "--workspace-tmpfs=", 18) == 0)
         return workspace_tmpfs(argv[1] + 18);
+    if (argc == 2 && strncmp(argv[1], "--connect=", 10) == 0)
+        return lease_connect(argv[1] + 10);
     long long nproc = -1;
     const char *listen_addr = NULL, *key_env = "SBX4J_AGENT_KEY";
     for (int i = 1; i < argc; i++) {
@@ -1034,7 +1082,7 @@ int main(int argc, char **argv)
             continue;
         }
         say("unknown option %s (usage: sbx-agent [--nproc=N] [--data=BYTES] [--reaper=PATH] [--oom] "
-            "[--listen=HOST:PORT [--key-env=NAME]])", argv[i]);
+            "[--listen=HOST:PORT [--key-env=NAME]]; or sbx-agent --connect=HOST:PORT)", argv[i]);
         return 2;
     }
     if (nproc > 0)
@@ -1077,11 +1125,19 @@ int main(int argc, char **argv)
         long long deadline = -1;
         finish_cmds(now_ns(), &deadline);
         watch_timers(now_ns(), &deadline);
-        if (flush_out(STDOUT_FILENO) != 0)
-            return 3; /* the host is gone */
+        if (flush_out(STDOUT_FILENO) != 0) {
+            if (lease_listener() < 0)
+                return 3; /* the host is gone */
+            host_eof = 1;
+        }
         if (host_eof) {
-            kill_everything();
-            return 0;
+            if (lease_listener() < 0) {
+                kill_everything();
+                return 0;
+            }
+            if (detach_host() != 0)
+                return 0; /* the lease ran out with no host */
+            continue;
         }
         int host_paused = stdin_queued >= STDIN_CAP || out_pending() >= OUT_HARD;
         if (!host_paused && frame_buffered()) {
@@ -1091,7 +1147,7 @@ int main(int argc, char **argv)
             }
             continue;
         }
-        size_t need = 3 + 3 * ncmds + watch_count();
+        size_t need = 4 + 3 * ncmds + watch_count();
         if (need > fds_cap) {
             fds_cap = need * 2;
             fds = realloc(fds, fds_cap * sizeof *fds);
@@ -1113,6 +1169,10 @@ int main(int argc, char **argv)
         if (out_pending() > 0) {
             fds[nf] = (struct pollfd) { STDOUT_FILENO, POLLOUT, 0 };
             kind[nf++] = 2;
+        }
+        if (lease_listener() >= 0) {
+            fds[nf] = (struct pollfd) { lease_listener(), POLLIN, 0 };
+            kind[nf++] = 7;
         }
         int take_output = out_data_pending() < OUT_CAP;
         long long now = now_ns();
@@ -1193,6 +1253,9 @@ int main(int argc, char **argv)
                 break;
             case 5:
                 feed(owner[i]);
+                break;
+            case 7:
+                lease_refuse();
                 break;
             case 6: {
                 /* by id: a WATCH/UNWATCH handled above in this round may have changed the table */

@@ -160,6 +160,13 @@ int flush_out(int fd)
     return 0;
 }
 
+void out_discard(void)
+{
+    out_head = 0;
+    out_len = 0;
+    out_data = 0;
+}
+
 size_t out_pending(void)
 {
     return out_len;

@@ -61,6 +61,8 @@ unsigned char *out_reserve(size_t len);
 void out_commit(int type, int32_t id, size_t len);
 /* Writes what fd takes now; returns -1 when the host's end is gone. */
 int flush_out(int fd);
+/* Drops every frame waiting (their host is gone: a leased agent's detach). */
+void out_discard(void);
 /* Bytes of frames waiting, and how many of them are data. */
 size_t out_pending(void);
 size_t out_data_pending(void);

@@ -286,8 +286,11 @@ static int advance(struct pending *p, const unsigned char key[KEY_LEN])
     return write_full(p->fd, proof, sizeof proof) == 0 ? 1 : -1;
 }
 
-/* Serves handshakes until one succeeds; its fd, or -1 after saying why the listener failed. */
-static int handshakes(int lfd, const unsigned char key[KEY_LEN])
+/*
+ * Serves handshakes until one succeeds; its fd, or -1 after saying why the listener failed, or -2 once deadline
+ * (ms_now's clock; -1: none) passed.
+ */
+static int handshakes(int lfd, const unsigned char key[KEY_LEN], long long deadline)
 {
     struct pending slots[PENDING];
     for (int i = 0; i < PENDING; i++)
@@ -297,6 +300,14 @@ static int handshakes(int lfd, const unsigned char key[KEY_LEN])
         int idx[PENDING + 1];
         int n = 0;
         long long now = ms_now(), wait = -1;
+        if (deadline >= 0) {
+            if (now >= deadline) {
+                for (int i = 0; i < PENDING; i++)
+                    drop(&slots[i]);
+                return -2;
+            }
+            wait = deadline - now;
+        }
         pfd[n].fd = lfd;
         pfd[n].events = POLLIN;
         idx[n++] = -1;
@@ -408,6 +419,26 @@ static int open_listener(const char *addr)
     return fd;
 }
 
+/* Makes an authenticated connection the host's: fd 0 and fd 1. */
+static int take_host(int c)
+{
+    int one = 1;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* keepalive: a host that vanished without a FIN (its node died) ends the agent within minutes */
+    setsockopt(c, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    int idle = 30, intvl = 10, cnt = 6;
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+    setsockopt(c, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+    if (dup2(c, 0) < 0 || dup2(c, 1) < 0) {
+        say("dup2: %s", strerror(errno));
+        close(c);
+        return 3;
+    }
+    close(c);
+    return 0;
+}
+
 int listen_for_host(const char *addr, const char *key_env)
 {
     unsigned char key[KEY_LEN];
@@ -419,23 +450,30 @@ int listen_for_host(const char *addr, const char *key_env)
         memset(key, 0, sizeof key);
         return 2;
     }
-    int c = handshakes(lfd, key);
+    int c = handshakes(lfd, key, -1);
     memset(key, 0, sizeof key);
     close(lfd);
     if (c < 0)
         return 3;
-    int one = 1;
-    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    /* keepalive: a host that vanished without a FIN (its node died) ends the agent within minutes */
-    setsockopt(c, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-    int idle = 30, intvl = 10, cnt = 6;
-    setsockopt(c, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-    setsockopt(c, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-    setsockopt(c, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-    if (dup2(c, 0) < 0 || dup2(c, 1) < 0) {
-        say("dup2: %s", strerror(errno));
-        return 3;
-    }
-    close(c);
-    return 0;
+    return take_host(c);
+}
+
+int sbx_open_listener(const char *addr)
+{
+    return open_listener(addr);
+}
+
+int sbx_await_host(int lfd, const unsigned char key[32], long long deadline_ms)
+{
+    int c = handshakes(lfd, key, deadline_ms);
+    if (c == -2)
+        return 1;
+    if (c < 0)
+        return -1;
+    return take_host(c) == 0 ? 0 : -1;
+}
+
+long long sbx_ms_now(void)
+{
+    return ms_now();
 }

@@ -15,6 +15,16 @@
  */
 int listen_for_host(const char *addr, const char *key_env);
 
+/* A TCP listener on addr (as --listen's), or -1 after saying why; for a leased agent (sbx-lease.c). */
+int sbx_open_listener(const char *addr);
+
+/*
+ * Serves handshakes under key on lfd (left open) until one succeeds, then puts that connection on fd 0 and fd 1:
+ * 0; 1 once deadline_ms (sbx_ms_now's clock, -1 none) passed first; -1 after saying why it failed.
+ */
+int sbx_await_host(int lfd, const unsigned char key[32], long long deadline_ms);
+long long sbx_ms_now(void);
+
 /* HMAC-SHA256 of the concatenation of a and b (either may be empty) under key; exposed for the tests. */
 void sbx_hmac_sha256(const unsigned char *key, size_t key_len, const unsigned char *a, size_t a_len,
                      const unsigned char *b, size_t b_len, unsigned char out[32]);

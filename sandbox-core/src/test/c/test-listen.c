@@ -1,11 +1,14 @@
 /*
  * The TCP connector's C unit tests (run by run-c-tests.sh): HMAC-SHA256 against RFC 4231's test cases, so the
  * agent's handshake computes what the host's javax.crypto.Mac does. The handshake itself runs end to end against the
- * built binary in sandbox-kubernetes (AgentConnectorTest).
+ * built binary in sandbox-kubernetes (AgentConnectorTest); a leased agent's wait (sbx_await_host) ends at its deadline
+ * (the lease end to end: sandbox-core's AgentLeaseTest).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "sbx-listen.h"
@@ -48,10 +51,30 @@ static void rfc4231_case_7_long_key_and_data(void)
     CHECK(hex_is(mac, 32, "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2"));
 }
 
+/* A leased agent's wait (sbx_await_host): with no host before the deadline, it says so (1) and leaves fd 0/1 alone. */
+static void await_host_ends_at_its_deadline(void)
+{
+    unsigned char key[32] = { 0 };
+    CHECK(sbx_open_listener("not-an-address") < 0);
+    int lfd = -1;
+    char addr[32];
+    for (int port = 47000 + (getpid() % 1000); lfd < 0 && port < 49000; port += 7) {
+        snprintf(addr, sizeof addr, "127.0.0.1:%d", port);
+        lfd = sbx_open_listener(addr);
+    }
+    CHECK_OR_STOP(lfd >= 0);
+    long long start = sbx_ms_now();
+    CHECK(sbx_await_host(lfd, key, start + 150) == 1);
+    CHECK(sbx_ms_now() >= start + 150);
+    CHECK(fcntl(lfd, F_GETFD) >= 0); /* the listener stays: the lease's port is never given up */
+    close(lfd);
+}
+
 int main(void)
 {
     RUN(rfc4231_case_1);
     RUN(rfc4231_case_2);
     RUN(rfc4231_case_7_long_key_and_data);
+    RUN(await_host_ends_at_its_deadline);
     return checks_done();
 }

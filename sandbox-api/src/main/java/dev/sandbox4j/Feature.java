@@ -92,4 +92,9 @@ public enum Feature {
      * system captured into a {@link SnapshotStore} and a new sandbox started from it.
      */
     SNAPSHOT,
+    /**
+     * {@link SandboxSpec#lease()}: a sandbox outlives the JVM that opened it (or {@link Sandbox#detach()}) for its
+     * lease, and another host {@linkplain Sandboxes#attach attaches} to it by id and {@link AttachCredential}.
+     */
+    REATTACH,
 }

@@ -50,6 +50,16 @@ public abstract class ForwardingSandbox implements Sandbox {
     }
 
     @Override
+    public AttachCredential credential() {
+        return delegate().credential();
+    }
+
+    @Override
+    public AttachCredential detach() {
+        return delegate().detach();
+    }
+
+    @Override
     public void pause() {
         delegate().pause();
     }

@@ -101,6 +101,30 @@ public interface Sandbox extends AutoCloseable {
                 + ") cannot be forked");
     }
 
+    /**
+     * The secret another host needs to {@linkplain Sandboxes#attach attach} to this leased sandbox
+     * ({@link SandboxSpec#lease()}); store it before this JVM may die.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} when the sandbox has no lease, {@link ErrorKind#CLOSED}
+     */
+    default AttachCredential credential() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") has no lease: open it with SandboxSpec.Builder.lease on a backend with REATTACH");
+    }
+
+    /**
+     * Lets go of a leased sandbox without removing it: this object is closed from here on (calls fail with
+     * {@link ErrorKind#CLOSED}), the sandbox's commands are killed, its files and installed software stay, and it waits
+     * for a host to {@linkplain Sandboxes#attach attach} until its lease runs out, then it is removed. Idempotent
+     * while open; returns the credential.
+     *
+     * @throws SandboxException {@link ErrorKind#UNSUPPORTED} when the sandbox has no lease, {@link ErrorKind#CLOSED}
+     */
+    default AttachCredential detach() {
+        throw new SandboxException(ErrorKind.UNSUPPORTED, "this sandbox (" + getClass().getName()
+                + ") has no lease and cannot be detached");
+    }
+
     /** The backend, its features and the limits really in force. */
     SandboxInfo info();
 

@@ -42,6 +42,7 @@ public final class SandboxSpec {
     private final WorkspaceSource workspace;
     private final java.util.List<Mount> mounts;
     private final FileRules fileRules;
+    private final Duration lease;
 
     private SandboxSpec(Builder b) {
         this.commandTimeout = b.commandTimeout;
@@ -58,6 +59,7 @@ public final class SandboxSpec {
         this.workspace = b.workspace;
         this.mounts = java.util.List.copyOf(b.mounts.values());
         this.fileRules = b.fileRules;
+        this.lease = b.lease;
     }
 
     /** 2-minute commands, a 1-hour lifetime, 15,000 + 15,000 characters of output, no network, default limits. */
@@ -83,6 +85,7 @@ public final class SandboxSpec {
         b.workspace = workspace;
         mounts.forEach(m -> b.mounts.put(m.path(), m));
         b.fileRules = fileRules;
+        b.lease = lease;
         return b;
     }
 
@@ -94,6 +97,16 @@ public final class SandboxSpec {
     /** How long the sandbox may live; it closes itself after that. */
     public Duration lifetime() {
         return lifetime;
+    }
+
+    /**
+     * How long the sandbox outlives a host that let go of it ({@link Sandbox#detach()}, or its JVM died) before it
+     * is removed; {@link Duration#ZERO} (the default): it does not, it ends with the JVM that opened it. A leased
+     * sandbox is reached again with {@link Sandboxes#attach} and its {@link Sandbox#credential()}; needs
+     * {@link Feature#REATTACH} (docs/reattach.md).
+     */
+    public Duration lease() {
+        return lease;
     }
 
     /** Characters kept at each end of each output stream of a command whose request sets none. */
@@ -176,8 +189,18 @@ public final class SandboxSpec {
         private WorkspaceSource workspace = WorkspaceSource.empty();
         private final Map<String, Mount> mounts = new LinkedHashMap<>();
         private FileRules fileRules = FileRules.NONE;
+        private Duration lease = Duration.ZERO;
 
         private Builder() {
+        }
+
+        /** See {@link SandboxSpec#lease()}: positive, at most a day. */
+        public Builder lease(Duration lease) {
+            this.lease = positive(lease, "lease");
+            if (lease.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("lease (" + lease + ") must be at most a day");
+            }
+            return this;
         }
 
         public Builder commandTimeout(Duration timeout) {
@@ -338,6 +361,7 @@ public final class SandboxSpec {
                 + files.keySet() + (syscallSets.isEmpty() ? "" : ", syscallSets=" + syscallSets)
                 + (workspace.kind() == WorkspaceSource.Kind.EMPTY ? "" : ", workspace=" + workspace)
                 + (mounts.isEmpty() ? "" : ", mounts=" + mounts)
-                + (fileRules.isEmpty() ? "" : ", fileRules=" + fileRules) + "]";
+                + (fileRules.isEmpty() ? "" : ", fileRules=" + fileRules)
+                + (lease.isZero() ? "" : ", lease=" + lease) + "]";
     }
 }

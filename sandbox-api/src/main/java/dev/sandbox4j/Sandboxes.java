@@ -79,6 +79,40 @@ public final class Sandboxes {
     }
 
     /**
+     * Attaches to a leased sandbox by id ({@link Sandbox#id()}) and its {@link Sandbox#credential()}, from any JVM
+     * that reaches the same backend (docs/reattach.md).
+     *
+     * <pre>{@code
+     * Sandbox s = Sandboxes.open("docker", SandboxSpec.builder().lease(Duration.ofMinutes(10)).build());
+     * String id = s.id(), secret = s.credential().reveal();   // store both; the secret as a secret
+     * s.detach();                                              // or this JVM dies
+     * try (Sandbox again = Sandboxes.attach("docker", id, AttachCredential.parse(secret))) { ... }
+     * }</pre>
+     *
+     * @throws SandboxException see {@link SandboxProvider#attach}
+     */
+    public static Sandbox attach(String provider, String id, AttachCredential credential) {
+        return attach(provider, id, credential, SandboxSpec.defaults());
+    }
+
+    /**
+     * {@link #attach(String, String, AttachCredential)} with this host's command settings (timeouts, lifetime, output
+     * cap, environment, file rules; the rest of {@code settings} must be left at its defaults).
+     */
+    public static Sandbox attach(String provider, String id, AttachCredential credential, SandboxSpec settings) {
+        java.util.Objects.requireNonNull(settings, "settings");
+        java.util.Objects.requireNonNull(id, "id");
+        java.util.Objects.requireNonNull(credential, "credential");
+        SandboxProvider p = provider(provider);
+        Optional<String> reason = p.unavailableReason();
+        if (reason.isPresent()) {
+            throw new SandboxException(ErrorKind.BACKEND_UNAVAILABLE, "backend '" + provider + "' is not available: "
+                    + reason.get());
+        }
+        return p.attach(id, credential, settings);
+    }
+
+    /**
      * Every provider on the class path, highest priority first, for diagnostics: its {@code name()},
      * {@code priority()}, {@code features()}, and {@code unavailableReason()} (empty when it can run here, else why
      * not and what to install; it may probe the host, so call it once).

@@ -33,6 +33,23 @@ public interface SandboxProvider {
     Sandbox open(SandboxSpec spec);
 
     /**
+     * Attaches to a leased sandbox ({@link SandboxSpec#lease()}) that this backend opened, in this JVM or another, by
+     * its id and the credential it gave; the sandbox is ready for commands when this returns. {@code settings} are
+     * this host's: command timeout, lifetime (counted from the attach), output cap, environment, file rules; what the
+     * sandbox is (limits, workspace, mounts, network, files, syscall sets) was set at open and must be left at its
+     * default here, else {@code invalid_argument}.
+     *
+     * @throws dev.sandbox4j.SandboxException {@code not_found} when there is no leased sandbox of that id (never
+     *                                        was, or its lease ran out), {@code permission_denied} for a wrong
+     *                                        credential (nothing changes), {@code conflict} while another host is
+     *                                        attached, {@code unsupported} without {@link Feature#REATTACH}
+     */
+    default Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+        throw new dev.sandbox4j.SandboxException(dev.sandbox4j.ErrorKind.UNSUPPORTED, "the " + name()
+                + " backend cannot keep a sandbox alive without the JVM that opened it");
+    }
+
+    /**
      * Removes the named volume ({@link dev.sandbox4j.WorkspaceSource#volume}) and everything in it. Nothing happens
      * to a volume by itself: this is the one way it goes.
      *

@@ -73,6 +73,8 @@ public final class AgentChannel implements Closeable {
     private final DataOutputStream toAgent;
     private final Consumer<String> onEnd;
     private final Map<Integer, Events> commands = new ConcurrentHashMap<>();
+    /** LEASE frames waiting for the agent's LEASED or FAILED. */
+    private final Map<Integer, CompletableFuture<Void>> leases = new ConcurrentHashMap<>();
     private final AtomicInteger ids = new AtomicInteger();
     private final AtomicLong lastOomKills = new AtomicLong(-1);
     private final CompletableFuture<Integer> ready = new CompletableFuture<>();
@@ -258,6 +260,31 @@ public final class AgentChannel implements Closeable {
         }
     }
 
+    /**
+     * Leases the sandbox (PROTOCOL.md "Leases and reattach"): from now on the agent outlives this channel for
+     * {@code leaseMs} and takes a later host that proves it holds {@code key} on the loopback {@code port}. Waits for
+     * the agent's answer; an {@link IOException} with its reason when it refuses.
+     */
+    public void lease(long leaseMs, int port, byte[] key, Duration timeout) throws IOException, InterruptedException {
+        java.nio.ByteBuffer payload = java.nio.ByteBuffer.allocate(8 + 4 + AgentHandshake.KEY_BYTES);
+        payload.putLong(leaseMs).putInt(port).put(key);
+        int id = newId();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        leases.put(id, done);
+        try {
+            send(AgentProtocol.LEASE, id, payload.array(), true);
+            done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException("the agent did not take the lease within " + timeout.toMillis() + " ms (an agent "
+                    + "older than this host?)");
+        } finally {
+            leases.remove(id);
+            java.util.Arrays.fill(payload.array(), (byte) 0);
+        }
+    }
+
     /** Stops a watch; its events stop at once. */
     public void unwatch(int id) {
         watches.remove(id);
@@ -296,6 +323,16 @@ public final class AgentChannel implements Closeable {
                         break;
                     }
                     ready.complete(version);
+                    continue;
+                }
+                CompletableFuture<Void> lease = type == AgentProtocol.LEASED || type == AgentProtocol.FAILED
+                        ? leases.remove(id) : null;
+                if (lease != null) {
+                    if (type == AgentProtocol.LEASED) {
+                        lease.complete(null);
+                    } else {
+                        lease.completeExceptionally(new IOException(new String(p, StandardCharsets.UTF_8)));
+                    }
                     continue;
                 }
                 Events e = commands.get(id);

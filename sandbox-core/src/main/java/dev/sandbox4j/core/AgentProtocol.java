@@ -34,6 +34,7 @@ public final class AgentProtocol {
     public static final byte UNWATCH = 7;
     public static final byte FILE = 8;       // payload as SPAWN's: argv = a file operation, env empty, [workspace root]
     public static final byte RESIZE = 9;     // payload: int cols, int rows of the command's terminal (see SPAWN's terminal)
+    public static final byte LEASE = 24;     // payload: long lease ms, int port, 32-byte key (PROTOCOL.md "Leases and reattach")
     // jail -> host
     public static final byte SPAWNED = 10;   // payload: int pid in the jail
     public static final byte FAILED = 11;    // payload: message
@@ -44,6 +45,7 @@ public final class AgentProtocol {
     public static final byte WATCHING = 16;  // payload: int directories watched; the watch records from now on
     public static final byte WATCH_EVENTS = 17; // payload: records (see AgentWatches)
     public static final byte WATCH_OVERFLOW = 18;
+    public static final byte LEASED = 25;    // no payload: the agent outlives this channel and listens for a later host
     public static final byte SKIPPED = 19;   // payload: byte STDOUT|STDERR, long bytes, long characters not sent (see KEEP)
     // the kinds of WATCH_EVENTS records, in FileWatch.Kind's order (AgentWatches maps them)
     public static final byte EVENT_CREATE = 0;

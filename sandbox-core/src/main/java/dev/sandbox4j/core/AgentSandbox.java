@@ -113,6 +113,7 @@ public final class AgentSandbox implements Sandbox {
             Thread.currentThread().interrupt();
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
+        takeLease(ch);
         String root = workspaceRoot();
         AgentRunner runner = new AgentRunner(ch, host.internalEnv(), root);
         Map<Language, String> interpreters = host.interpreters(runner).orElseGet(() -> probe(runner));
@@ -136,6 +137,26 @@ public final class AgentSandbox implements Sandbox {
         if (!spec.lifetime().isZero() && !spec.lifetime().isNegative()) {
             expiry = Background.timer().schedule(() -> Background.execute(this::close), spec.lifetime().toMillis(),
                     TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Tells the agent of the host's lease before anything of the sandbox runs (so no command can take its port). */
+    private void takeLease(AgentChannel ch) {
+        SandboxHost.Lease lease = host.lease();
+        if (lease == null || !lease.tell()) {
+            return;
+        }
+        byte[] key = lease.credential().keyBytes();
+        try {
+            ch.lease(lease.duration().toMillis(), lease.port(), key, READY_TIMEOUT);
+        } catch (IOException e) {
+            throw host.error(ErrorKind.BACKEND_UNAVAILABLE, "the sandbox's agent did not take its lease: "
+                    + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
+        } finally {
+            java.util.Arrays.fill(key, (byte) 0);
         }
     }
 
@@ -399,6 +420,36 @@ public final class AgentSandbox implements Sandbox {
     }
 
     @Override
+    public dev.sandbox4j.AttachCredential credential() {
+        checkOpen();
+        SandboxHost.Lease lease = host.lease();
+        if (lease == null) {
+            throw host.error(ErrorKind.UNSUPPORTED, "sandbox " + host.id() + " has no lease: open it with "
+                    + "SandboxSpec.Builder.lease on a backend with REATTACH", null);
+        }
+        return lease.credential();
+    }
+
+    /** Ends this host's hold as close does (commands first, then the channel), but the host keeps the isolation. */
+    @Override
+    public dev.sandbox4j.AttachCredential detach() {
+        dev.sandbox4j.AttachCredential credential = credential();
+        if (!closing.begin()) {
+            return credential; // closed meanwhile by another thread: detached or closed, as that one did
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            closeNow(true);
+        } finally {
+            closing.done();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return credential;
+    }
+
+    @Override
     public boolean isOpen() {
         if (closing.isClosed()) {
             return false;
@@ -419,7 +470,7 @@ public final class AgentSandbox implements Sandbox {
         // an interrupt of the closing thread must not stop the removal halfway
         boolean interrupted = Thread.interrupted();
         try {
-            closeNow();
+            closeNow(false);
         } finally {
             closing.done();
             runAfterClose();
@@ -429,7 +480,8 @@ public final class AgentSandbox implements Sandbox {
         }
     }
 
-    private void closeNow() {
+    private void closeNow(boolean detach) {
+        String why = detach ? "sandbox detached" : "sandbox closed";
         ScheduledFuture<?> t = expiry;
         if (t != null) {
             t.cancel(false);
@@ -437,7 +489,7 @@ public final class AgentSandbox implements Sandbox {
         thawForClose();
         AgentShell s = shell;
         if (s != null) {
-            s.markAll("sandbox closed");
+            s.markAll(why);
         }
         AgentPorts p = ports;
         if (p != null) {
@@ -445,7 +497,7 @@ public final class AgentSandbox implements Sandbox {
         }
         WatchHub w = watches;
         if (w != null) {
-            w.closeAll("the sandbox was closed");
+            w.closeAll(detach ? "the sandbox was detached" : "the sandbox was closed");
         }
         AgentEgress relay = egress;
         if (relay != null) {
@@ -457,9 +509,13 @@ public final class AgentSandbox implements Sandbox {
             ch.close();
         }
         if (s != null) {
-            s.endAll("sandbox closed");
+            s.endAll(why);
         }
-        host.close();
+        if (detach) {
+            host.detach();
+        } else {
+            host.close();
+        }
     }
 
     /** The shell's view of the sandbox: whether it is open, and the host's process control. */

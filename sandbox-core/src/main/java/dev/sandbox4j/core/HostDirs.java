@@ -68,6 +68,10 @@ public final class HostDirs {
             return "the " + backend + " backend cannot open the workspace source " + spec.workspace() + " (it lacks "
                     + need + ")";
         }
+        if (!spec.lease().isZero() && !features.contains(dev.sandbox4j.Feature.REATTACH)) {
+            return "the " + backend + " backend cannot lease a sandbox (it lacks REATTACH: its sandboxes end with "
+                    + "the JVM that opened them)";
+        }
         for (dev.sandbox4j.Mount m : spec.mounts()) {
             dev.sandbox4j.Feature f = m.kind() == dev.sandbox4j.Mount.Kind.READ_ONLY
                     ? dev.sandbox4j.Feature.READ_ONLY_MOUNTS : dev.sandbox4j.Feature.SCRATCH_MOUNTS;
@@ -76,6 +80,38 @@ public final class HostDirs {
             }
         }
         return null;
+    }
+
+    /**
+     * Null when {@code settings} hold only what a host that attaches may set (command timeout, lifetime, output cap,
+     * environment, file rules), else what was set at open and cannot change (docs/reattach.md).
+     */
+    public static String attachRefused(dev.sandbox4j.SandboxSpec settings) {
+        dev.sandbox4j.SandboxSpec d = dev.sandbox4j.SandboxSpec.defaults();
+        java.util.List<String> fixed = new java.util.ArrayList<>();
+        if (!settings.limits().equals(d.limits()) || settings.bestEffortLimits()) {
+            fixed.add("limits");
+        }
+        if (settings.workspace().kind() != dev.sandbox4j.WorkspaceSource.Kind.EMPTY) {
+            fixed.add("workspace");
+        }
+        if (!settings.mounts().isEmpty()) {
+            fixed.add("mounts");
+        }
+        if (settings.network().mode() != dev.sandbox4j.NetworkPolicy.Mode.NONE) {
+            fixed.add("network");
+        }
+        if (!settings.files().isEmpty()) {
+            fixed.add("files");
+        }
+        if (!settings.syscallSets().isEmpty()) {
+            fixed.add("syscallSets");
+        }
+        if (!settings.lease().isZero()) {
+            fixed.add("lease");
+        }
+        return fixed.isEmpty() ? null : "an attach takes this host's command settings only; " + fixed
+                + " were set when the sandbox was opened and cannot change: leave them at their defaults";
     }
 
     /** Whether {@code path} still is the directory or file {@code checked} was (same device and inode). */

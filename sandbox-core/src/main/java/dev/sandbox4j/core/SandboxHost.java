@@ -180,6 +180,27 @@ public interface SandboxHost {
         throw error(ErrorKind.UNSUPPORTED, "this backend cannot fork a sandbox", null);
     }
 
+    /**
+     * A leased sandbox's lease (docs/reattach.md): its credential, how long the agent outlives a host that let go, the
+     * loopback port it listens on for a later host, and whether this host opened it ({@code tell}: the agent is sent
+     * LEASE after READY; a host that attached finds it leased already).
+     */
+    record Lease(dev.sandbox4j.AttachCredential credential, java.time.Duration duration, int port, boolean tell) {
+    }
+
+    /** The lease, or null (the default: the sandbox ends with its host). */
+    default Lease lease() {
+        return null;
+    }
+
+    /**
+     * Lets go of a leased isolation without removing it (instead of {@link #close}, once, after every command ended):
+     * ends the agent's channel so the agent waits for a later host. Must not throw.
+     */
+    default void detach() {
+        close();
+    }
+
     /** Before the agent's channel closes (a host whose pipe can block a sender releases it here). */
     default void beforeChannelClose() {
     }

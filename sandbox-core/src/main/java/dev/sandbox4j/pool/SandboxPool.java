@@ -359,6 +359,13 @@ public final class SandboxPool implements AutoCloseable {
             return sandbox;
         }
 
+        /** A pooled sandbox's place is the pool's: it is closed or returned, never handed to another host. */
+        @Override
+        public dev.sandbox4j.AttachCredential detach() {
+            throw new dev.sandbox4j.SandboxException(dev.sandbox4j.ErrorKind.UNSUPPORTED, "a pooled sandbox cannot "
+                    + "be detached: open a leased sandbox outside the pool");
+        }
+
         @Override
         public void close() {
             try {

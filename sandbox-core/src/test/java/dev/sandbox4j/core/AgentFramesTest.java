@@ -64,6 +64,13 @@ class AgentFramesTest {
         f.put("pty-spawn", of(AgentProtocol.SPAWN, 12, concat(strings("bash", "-i"), strings("TERM=xterm-256color"),
                 strings("/workspace"), ints(0), ints(80), ints(24))));
         f.put("pty-resize", of(AgentProtocol.RESIZE, 12, concat(ints(132), ints(43))));
+        byte[] key = new byte[32];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = (byte) i;
+        }
+        f.put("attach-lease", of(AgentProtocol.LEASE, 5, ByteBuffer.allocate(44).putLong(600_000).putInt(7079).put(key)
+                .array()));
+        f.put("attach-leased", of(AgentProtocol.LEASED, 5, new byte[0]));
         // well-formed as a frame, refused by the agent when it parses the SPAWN (see the C tests)
         f.put("spawn-bad-list", of(AgentProtocol.SPAWN, 10, concat(ints(3), ints(2), utf8("sh"))));
         return f;

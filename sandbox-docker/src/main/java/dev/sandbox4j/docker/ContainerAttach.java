@@ -53,15 +53,52 @@ final class ContainerAttach {
 
     /** Attaches to the container's stdin, stdout and stderr before it starts, so the agent's first frame is seen. */
     void attach(Engine engine, String containerId) {
-        // started, or failed before it started (no descriptor for the connection): awaitStarted alone would wait
-        // out its whole bound for a connection that already failed
-        CountDownLatch settled = new CountDownLatch(1);
-        Throwable[] failure = new Throwable[1];
-        ResultCallback.Adapter<Frame> callback = new ResultCallback.Adapter<>() {
+        Settled settled = new Settled();
+        attached = engine.stream.attachContainerCmd(containerId).withStdIn(stdinSeen).withStdOut(true)
+                .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback(settled));
+        settled.await("attaching to the sandbox's container");
+    }
+
+    /**
+     * Starts {@code cmd} in the running container (the engine's exec) with its stdin, stdout and stderr as these
+     * streams: a later host's relay to a leased agent (docs/reattach.md).
+     */
+    void exec(Engine engine, String containerId, java.util.List<String> cmd) {
+        String execId = engine.control.execCreateCmd(containerId).withCmd(cmd.toArray(String[]::new))
+                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true).withTty(false).exec().getId();
+        Settled settled = new Settled();
+        attached = engine.stream.execStartCmd(execId).withStdIn(stdinSeen).withDetach(false).withTty(false)
+                .exec(callback(settled));
+        settled.await("starting the relay to the sandbox's agent");
+    }
+
+    /** Started, or failed before it started (no descriptor for the connection): the connection's first word. */
+    private static final class Settled {
+        final CountDownLatch latch = new CountDownLatch(1);
+        volatile Throwable failure;
+
+        void await(String what) {
+            try {
+                if (!latch.await(30, TimeUnit.SECONDS)) {
+                    throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, what + " did not complete within 30 s");
+                }
+                Throwable t = failure;
+                if (t != null) {
+                    throw t instanceof RuntimeException r ? r : new RuntimeException(what + ": " + t, t);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw DockerErrors.interrupted(what);
+            }
+        }
+    }
+
+    private ResultCallback.Adapter<Frame> callback(Settled settled) {
+        return new ResultCallback.Adapter<>() {
             @Override
             public void onStart(java.io.Closeable stream) {
                 super.onStart(stream);
-                settled.countDown();
+                settled.latch.countDown();
             }
 
             @Override
@@ -79,8 +116,8 @@ final class ContainerAttach {
 
             @Override
             public void onError(Throwable t) {
-                failure[0] = t;
-                settled.countDown();
+                settled.failure = t;
+                settled.latch.countDown();
                 fromAgent.close();
                 super.onError(t);
             }
@@ -91,21 +128,6 @@ final class ContainerAttach {
                 super.onComplete();
             }
         };
-        attached = engine.stream.attachContainerCmd(containerId).withStdIn(stdinSeen).withStdOut(true)
-                .withStdErr(true).withFollowStream(true).withLogs(false).exec(callback);
-        try {
-            if (!settled.await(30, TimeUnit.SECONDS)) {
-                throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "attaching to the sandbox's container "
-                        + "did not complete within 30 s");
-            }
-            Throwable t = failure[0];
-            if (t != null) {
-                throw t instanceof RuntimeException r ? r : new RuntimeException("attaching to the container: " + t, t);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw DockerErrors.interrupted("attaching to a Docker sandbox");
-        }
     }
 
     /** What the agent wrote on stderr, for an error message ("" when nothing). */

@@ -70,12 +70,22 @@ final class ContainerHost implements SandboxHost {
     private long workspaceTmpfsBytes;
     /** The workspace source and the mounts (issue 35), checked before anything was made. */
     private final ContainerSources sources;
+    /** The lease (docs/reattach.md), or null. */
+    private final Lease lease;
+    /** A leased container this host attaches to (ContainerLease.find), or null: this host makes its own. */
+    private final InspectContainerResponse existing;
+    /** Whether close removes the container: always for one this host made; after an attach, once it is ready. */
+    private volatile boolean owns;
 
-    private ContainerHost(Engine engine, SandboxSpec spec, ContainerSources sources) {
-        this.id = "sbx-" + UUID.randomUUID().toString().substring(0, 12);
+    private ContainerHost(Engine engine, SandboxSpec spec, ContainerSources sources, String id, String user,
+                          Lease lease, InspectContainerResponse existing) {
+        this.id = id;
         this.engine = engine;
         this.spec = spec;
-        this.user = engine.options.user();
+        this.lease = lease;
+        this.existing = existing;
+        this.owns = existing == null;
+        this.user = user;
         String[] ug = user.split(":");
         this.uid = Integer.parseInt(ug[0]);
         this.gid = ug.length > 1 ? Integer.parseInt(ug[1]) : uid;
@@ -84,6 +94,7 @@ final class ContainerHost implements SandboxHost {
     }
 
     static Sandbox open(DockerOptions options, SandboxSpec spec) {
+        ContainerLease.checkOpen(spec);
         ContainerConfig.checkQuotaFitsMemory(spec.limits());
         ContainerConfig.checkSeccomp(options, spec.syscallSets()); // refused before anything is made
         return open(options, spec, ContainerSources.prepare(options, spec), true);
@@ -96,7 +107,10 @@ final class ContainerHost implements SandboxHost {
     private static Sandbox open(DockerOptions options, SandboxSpec spec, ContainerSources sources,
                                 boolean mayRetry) {
         Engine engine = Engine.connect(options, options.requestTimeout());
-        ContainerHost h = new ContainerHost(engine, spec, sources);
+        Lease lease = spec.lease().isZero() ? null
+                : new Lease(dev.sandbox4j.AttachCredential.generate(), spec.lease(), ContainerLease.PORT, true);
+        ContainerHost h = new ContainerHost(engine, spec, sources, "sbx-" + UUID.randomUUID().toString()
+                .replace("-", "").substring(0, 12), engine.options.user(), lease, null);
         try {
             return AgentSandbox.open(h, spec); // closes the host when it fails
         } catch (RuntimeException e) {
@@ -115,6 +129,12 @@ final class ContainerHost implements SandboxHost {
             }
             throw DockerErrors.translate("opening a Docker sandbox", e);
         }
+    }
+
+    /** A host for the leased container {@code found} of sandbox {@code id} (ContainerLease.attach). */
+    static ContainerHost attaching(Engine e, SandboxSpec spec, String id, String user, Lease lease,
+                                  InspectContainerResponse found) {
+        return new ContainerHost(e, spec, ContainerSources.prepare(e.options, spec), id, user, lease, found);
     }
 
     /** The container host under a sandbox this backend opened (for tests that look at the container). */
@@ -138,9 +158,27 @@ final class ContainerHost implements SandboxHost {
     public AgentStreams start(Context context) {
         this.context = context;
         engine.janitorInBackground();
-        granted = ContainerConfig.grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
-        create();
+        if (existing != null) {
+            reattach();
+        } else {
+            granted = ContainerConfig.grant(spec.limits(), spec.bestEffortLimits(), engine.traits(), engine.host);
+            create();
+        }
         return new AgentStreams(attach.fromAgent(), attach.toAgent());
+    }
+
+    /** The relay to the leased agent, through the engine's exec, and the handshake under the credential. */
+    private void reattach() {
+        containerId = existing.getId();
+        granted = spec.limits();
+        inspecting = java.util.concurrent.CompletableFuture.completedFuture(existing);
+        attach.exec(engine, containerId, ContainerLease.relay(lease.port()));
+        ContainerLease.handshake(attach, lease.credential(), id);
+    }
+
+    @Override
+    public Lease lease() {
+        return lease;
     }
 
     @Override
@@ -194,6 +232,10 @@ final class ContainerHost implements SandboxHost {
         Map<String, String> details = new java.util.LinkedHashMap<>(info.details());
         details.put("workspace source", sources.sourceDetail());
         details.put("mounts", sources.mountsDetail);
+        if (lease != null) {
+            details.put("lease", lease.duration() + (existing != null ? " (attached)" : ""));
+        }
+        owns = true; // an attached sandbox is this host's from here on: its close removes it
         return new SandboxInfo(info.id(), info.backend(), info.features(), info.limits(), details);
     }
 
@@ -277,6 +319,9 @@ final class ContainerHost implements SandboxHost {
         Engine.Traits traits = engine.traits();
         var c = engine.control;
         Map<String, String> labels = ContainerConfig.labels(engine.options, id, spec.lifetime());
+        if (lease != null) {
+            ContainerLease.label(labels, lease.duration(), l);
+        }
         // The engine creates the two named volumes, with these labels, as part of creating the container. With a
         // workspace quota both are sized tmpfs volumes of the local driver (issue 16): no path of the engine's host is
         // named, so a remote engine works, and the engine's disk is never written.
@@ -293,6 +338,9 @@ final class ContainerHost implements SandboxHost {
         }
         mounts.addAll(sources.mounts);
         hc.withMounts(mounts);
+        if (lease != null) {
+            hc.withAutoRemove(true); // the agent ends when its lease runs out with no host: the container goes
+        }
         sources.makeVolume(c);
         if (traits.podman() && !sources.bindsWorkspace()) {
             // Podman's compat API creates a mount's volume without the mount's VolumeOptions (no labels, no driver
@@ -431,8 +479,21 @@ final class ContainerHost implements SandboxHost {
      * The attach connection does not pass end of input on to the container (docker-java does not half-close it), so
      * removing the container is what ends the agent and every process in it.
      */
+    /** Ends this host's connection (the agent reads its end and waits for a later host); removes nothing. */
+    @Override
+    public void detach() {
+        attach.endInput();
+        attach.detach();
+        engine.close();
+        attach.closeOutput();
+    }
+
     @Override
     public void close() {
+        if (!owns) {
+            detach(); // an attach that failed: the sandbox stays as it was, for a host with the right credential
+            return;
+        }
         // a streamed write keeps the engine client's stdin thread writing: it ends its request before the removal
         attach.endInput();
         if (containerId != null) {

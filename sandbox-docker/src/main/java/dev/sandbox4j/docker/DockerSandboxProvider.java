@@ -28,7 +28,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT, Feature.SYMLINKS,
             Feature.POSIX_PERMISSIONS, Feature.WORKSPACE_QUOTA, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY,
             Feature.WORKSPACE_BIND, Feature.WORKSPACE_VOLUME, Feature.READ_ONLY_MOUNTS, Feature.SCRATCH_MOUNTS,
-            Feature.PAUSE, Feature.PORTS, Feature.SNAPSHOT));
+            Feature.PAUSE, Feature.PORTS, Feature.SNAPSHOT, Feature.REATTACH));
 
     private final DockerOptions options;
 
@@ -74,6 +74,17 @@ public final class DockerSandboxProvider implements SandboxProvider {
         }
         // a snapshot is extracted and checked first, then uploaded as a copy source would be
         return dev.sandbox4j.core.AgentSandbox.openFromSnapshot(spec, s -> ContainerHost.open(options, s));
+    }
+
+    /** Attaches to a leased sandbox of this engine by id and credential (docs/reattach.md). */
+    @Override
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+        String refused = dev.sandbox4j.core.HostDirs.attachRefused(Objects.requireNonNull(settings, "settings"));
+        if (refused != null) {
+            throw DockerErrors.error(dev.sandbox4j.ErrorKind.INVALID_ARGUMENT, refused);
+        }
+        return ContainerLease.attach(options, Objects.requireNonNull(id, "id"),
+                Objects.requireNonNull(credential, "credential"), settings);
     }
 
     /** Removes a named volume; the engine refuses ({@code conflict}) while a container uses it. */

@@ -79,7 +79,7 @@ final class EngineJanitor {
             List<String> live = new ArrayList<>();
             for (Container c : containers) {
                 Map<String, String> labels = c.getLabels() == null ? Map.of() : c.getLabels();
-                if (stale(labels, now)) {
+                if (removable(labels, c.getState(), now)) {
                     LOG.info("sandbox4j janitor: removing stale container {}", c.getId());
                     removeContainerQuietly(c.getId());
                 } else if (labels.get(Engine.LABEL_ID) != null) {
@@ -90,7 +90,8 @@ final class EngineJanitor {
             if (volumes != null) {
                 for (var v : volumes) {
                     Map<String, String> labels = v.getLabels() == null ? Map.of() : v.getLabels();
-                    if (stale(labels, now) && !live.contains(labels.get(Engine.LABEL_ID))) {
+                    boolean leftover = ContainerLease.leased(labels) || stale(labels, now);
+                    if (leftover && !live.contains(labels.get(Engine.LABEL_ID))) {
                         LOG.info("sandbox4j janitor: removing stale volume {}", v.getName());
                         removeVolumeQuietly(v.getName());
                     }
@@ -99,6 +100,23 @@ final class EngineJanitor {
         } catch (RuntimeException e) {
             LOG.debug("sandbox4j janitor failed", e);
         }
+    }
+
+    /**
+     * Whether a container is a leftover: one whose owner JVM died or whose expiry passed; a leased one (docs/reattach.md)
+     * outlives its owner and its expiry while its agent runs (it ends itself when its lease runs out with no host), and
+     * is a leftover once it stopped. Its volume goes once no container of its id is left.
+     */
+    static boolean removable(Map<String, String> labels, String state, long nowEpoch) {
+        if (!ContainerLease.leased(labels)) {
+            return stale(labels, nowEpoch);
+        }
+        if ("exited".equals(state) || "dead".equals(state)) {
+            return true;
+        }
+        // created and never started (its JVM died in between): as any other, by the JVM that opened it
+        String opener = labels.get(ContainerLease.LABEL_OPENER);
+        return "created".equals(state) && opener != null && stale(Map.of(Engine.LABEL_OWNER, opener), nowEpoch);
     }
 
     static boolean stale(Map<String, String> labels, long nowEpoch) {

@@ -38,6 +38,15 @@ final class DockerTestSupport {
                     .withLabelFilter(java.util.Map.of(Engine.LABEL_OWNER, Engine.OWNER)).exec()) {
                 out.add("container " + c.getId().substring(0, 12) + " " + java.util.Arrays.toString(c.getNames()));
             }
+            for (var c : e.control.listContainersCmd().withShowAll(true)
+                    .withLabelFilter(java.util.Map.of(ContainerLease.LABEL_OPENER, Engine.OWNER)).exec()) {
+                out.add("leased container " + c.getId().substring(0, 12) + " " + java.util.Arrays.toString(c.getNames()));
+            }
+            var leasedVols = e.control.listVolumesCmd().withFilter("label", java.util.List.of(ContainerLease.LABEL_OPENER
+                    + "=" + Engine.OWNER)).exec().getVolumes();
+            if (leasedVols != null) {
+                leasedVols.forEach(v -> out.add("leased volume " + v.getName()));
+            }
             var vols = e.control.listVolumesCmd().withFilter("label", java.util.List.of(Engine.LABEL_OWNER + "="
                     + Engine.OWNER)).exec().getVolumes();
             if (vols != null) {

@@ -1,23 +1,15 @@
 package dev.sandbox4j.kubernetes;
 
 import dev.sandbox4j.ErrorKind;
+import dev.sandbox4j.core.AgentHandshake;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.Arrays;
 
 /**
  * The host's end of the agent's TCP connector ({@code sbx-agent --listen}, PROTOCOL.md "The TCP connector"): connects,
@@ -25,11 +17,7 @@ import java.util.Arrays;
  * fresh nonce with an HMAC-SHA256 under the key, so the key never crosses the wire and a recorded exchange is useless.
  */
 final class AgentConnector {
-    static final int KEY_BYTES = 32;
-    private static final byte[] MAGIC = "SBXAUTH1".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] HOST_LABEL = "sandbox4j host v1".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] AGENT_LABEL = "sandbox4j agent v1".getBytes(StandardCharsets.US_ASCII);
-    private static final SecureRandom RANDOM = new SecureRandom();
+    static final int KEY_BYTES = AgentHandshake.KEY_BYTES;
 
     private AgentConnector() {
     }
@@ -94,50 +82,17 @@ final class AgentConnector {
         }
     }
 
-    /** The handshake over {@code in}/{@code out}; {@code where} names the peer in errors. */
+    /** The handshake over {@code in}/{@code out} (core's {@link AgentHandshake}); {@code where} names the peer. */
     static void handshake(InputStream in, OutputStream out, byte[] key, String where) throws IOException {
-        DataInputStream din = new DataInputStream(in);
-        byte[] hello = new byte[MAGIC.length + 32];
         try {
-            din.readFully(hello);
-        } catch (EOFException e) {
-            throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "the peer at " + where + " closed the connection before "
-                    + "greeting (another host already holds this sandbox's agent?)", e);
-        }
-        if (!Arrays.equals(Arrays.copyOf(hello, MAGIC.length), MAGIC)) {
-            throw new Refused(ErrorKind.BACKEND_UNAVAILABLE, "the peer at " + where + " is not a sandbox4j agent "
-                    + "with a TCP connector (its first bytes are not SBXAUTH1)", null);
-        }
-        byte[] nonceH = new byte[32];
-        RANDOM.nextBytes(nonceH);
-        byte[] answer = new byte[64];
-        System.arraycopy(hmac(key, HOST_LABEL, Arrays.copyOfRange(hello, MAGIC.length, hello.length)), 0, answer, 0,
-                32);
-        System.arraycopy(nonceH, 0, answer, 32, 32);
-        out.write(answer);
-        out.flush();
-        byte[] proof = new byte[32];
-        try {
-            din.readFully(proof);
-        } catch (EOFException e) {
-            throw new Refused(ErrorKind.PERMISSION_DENIED, "the sandbox's agent at " + where + " refused this host's "
-                    + "key (the JVM's Secret and the pool's differ?)", e);
-        }
-        if (!MessageDigest.isEqual(proof, hmac(key, AGENT_LABEL, nonceH))) {
-            throw new Refused(ErrorKind.PERMISSION_DENIED, "the peer at " + where + " does not hold the pool's key: "
-                    + "not this pool's agent", null);
+            AgentHandshake.run(in, out, key, where, "the pool's key (the JVM's Secret and the pool's differ?)");
+        } catch (AgentHandshake.Refused r) {
+            throw new Refused(r.kind(), r.getMessage(), r);
         }
     }
 
     static byte[] hmac(byte[] key, byte[] label, byte[] nonce) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            mac.update(label);
-            return mac.doFinal(nonce);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
-        }
+        return AgentHandshake.hmac(key, label, nonce);
     }
 
     /** The key from its text (64 hex digits, surrounding white space ignored), or null when it is not one. */

@@ -81,6 +81,9 @@ public final class LocalSandboxProvider implements SandboxProvider {
     @Override
     public Sandbox open(SandboxSpec spec) {
         Objects.requireNonNull(spec, "spec");
+        if (!spec.lease().isZero()) {
+            throw LocalErrors.error(ErrorKind.UNSUPPORTED, NO_LEASE);
+        }
         Host host = Host.get(options);
         if (host.problem != null) {
             throw LocalErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "local sandbox unavailable: " + host.problem);
@@ -89,6 +92,16 @@ public final class LocalSandboxProvider implements SandboxProvider {
         // a snapshot is extracted and checked first, then copied in as a copy source would be
         return dev.sandbox4j.core.AgentSandbox.openFromSnapshot(spec,
                 s -> BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(s)));
+    }
+
+    /** Why this backend has no REATTACH (docs/reattach.md). */
+    static final String NO_LEASE = "the local backend cannot lease or reattach a sandbox: its jail (bubblewrap) is a "
+            + "child of this JVM and dies with it; use the docker backend for sandboxes that outlive the JVM";
+
+    /** Refused: see {@link #NO_LEASE}. */
+    @Override
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+        throw LocalErrors.error(ErrorKind.UNSUPPORTED, NO_LEASE);
     }
 
     /** Removes a named volume from {@link LocalOptions#volumesDir()}; refused while a sandbox is open on it. */

@@ -141,4 +141,18 @@ class MemorySandboxTest {
                     assertThat(e.getMessage()).contains("memory");
                 });
     }
+
+    @org.junit.jupiter.api.Test
+    void lease_isRefusedAndNothingHasACredential() {
+        var provider = new MemorySandboxProvider();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> provider.open(dev.sandbox4j.SandboxSpec.builder()
+                .lease(java.time.Duration.ofMinutes(1)).build()))
+                .isInstanceOfSatisfying(dev.sandbox4j.SandboxException.class, e -> org.assertj.core.api.Assertions
+                        .assertThat(e.kind()).isEqualTo(dev.sandbox4j.ErrorKind.UNSUPPORTED));
+        try (var s = provider.open(dev.sandbox4j.SandboxSpec.defaults())) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(s::detach)
+                    .isInstanceOfSatisfying(dev.sandbox4j.SandboxException.class, e -> org.assertj.core.api.Assertions
+                            .assertThat(e.kind()).isEqualTo(dev.sandbox4j.ErrorKind.UNSUPPORTED));
+        }
+    }
 }

@@ -136,7 +136,7 @@ public final class SandboxTelemetry {
     }
 
     /**
-     * A provider whose {@code open} is a {@code sandbox4j.open} span and returns a traced sandbox. Everything else
+     * A provider whose {@code open} and {@code attach} are {@code sandbox4j.open} spans and return traced sandboxes. Everything else
      * ({@code name}, {@code priority}, {@code features}, {@code unavailableReason}) is the provider's.
      */
     public SandboxProvider wrap(SandboxProvider provider) {
@@ -170,6 +170,12 @@ public final class SandboxTelemetry {
             @Override
             public void removeVolume(String name) {
                 provider.removeVolume(name);
+            }
+
+            /** An attach is traced as an open (a {@code sandbox4j.open} span) and returns a traced sandbox. */
+            @Override
+            public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+                return SandboxTelemetry.this.open(provider.name(), () -> provider.attach(id, credential, settings));
             }
 
             @Override

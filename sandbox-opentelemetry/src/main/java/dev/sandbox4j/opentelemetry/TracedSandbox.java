@@ -91,6 +91,14 @@ final class TracedSandbox extends ForwardingSandbox {
         }
     }
 
+    /** Detached: no longer open here (it lives on for its lease), so it leaves the open-sandboxes count. */
+    @Override
+    public dev.sandbox4j.AttachCredential detach() {
+        dev.sandbox4j.AttachCredential credential = sandbox.detach();
+        uncount();
+        return credential;
+    }
+
     private void uncount() {
         if (counted.compareAndSet(true, false)) {
             telemetry.openSandboxes.add(-1, Attributes.of(BACKEND, target.backend()));

@@ -314,6 +314,15 @@ public final class SandboxFactory {
             }
         }
 
+        /** A detached sandbox is no longer this factory's (it lives on for its lease). */
+        @Override
+        public dev.sandbox4j.AttachCredential detach() {
+            dev.sandbox4j.AttachCredential credential = sandbox.detach();
+            closed.set(true);
+            opened.remove(this);
+            return credential;
+        }
+
         /** Every way to run a command is timed: the forwarding base would send the overloads past us. */
         private final class ObservedShell extends ForwardingShell {
             @Override
