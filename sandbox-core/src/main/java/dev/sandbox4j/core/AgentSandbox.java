@@ -12,10 +12,8 @@ import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Shell;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -39,13 +37,6 @@ import java.util.concurrent.TimeUnit;
 public final class AgentSandbox implements Sandbox {
     /** How long the agent may take to say READY. */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
-
-    /**
-     * The interpreters the probe looks for, in the sandbox's own PATH order (the jail's starts /usr/local/bin); a host
-     * that runs it itself (to add its own checks in the same round trip) parses its output with {@link #interpreters}.
-     */
-    public static final String PROBE = "for l in python3 node bash; do p=$(command -v \"$l\") && case $p in /*) "
-            + "echo \"$l:$p\" ;; esac; done";
 
     private final SandboxHost host;
     private final SandboxSpec spec;
@@ -76,13 +67,12 @@ public final class AgentSandbox implements Sandbox {
     /** Why the sandbox closed itself (its isolation or agent died), or null. */
     private volatile String deathDetail;
     private final java.util.concurrent.atomic.AtomicBoolean dying = new java.util.concurrent.atomic.AtomicBoolean();
-    /** Held while freezing or thawing, and by close while it thaws a paused sandbox. */
-    private final Object pauseLock = new Object();
-    private volatile boolean paused;
+    private final Freezer freezer;
 
     private AgentSandbox(SandboxHost host, SandboxSpec spec) {
         this.host = host;
         this.spec = spec;
+        this.freezer = new Freezer(host);
     }
 
     /**
@@ -174,36 +164,16 @@ public final class AgentSandbox implements Sandbox {
     private Map<Language, String> probe(AgentRunner runner) {
         AgentRunner.Ran r;
         try {
-            r = runner.run(List.of("/bin/sh", "-c", PROBE), null, 64 << 10, READY_TIMEOUT);
+            r = runner.run(List.of("/bin/sh", "-c", LanguageProbe.PROBE), null, 64 << 10, READY_TIMEOUT);
         } catch (IOException | java.util.concurrent.TimeoutException e) {
             throw host.agentDidNotStart("the language probe failed: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw host.error(ErrorKind.INTERRUPTED, "interrupted while opening sandbox " + host.id(), e);
         }
-        return interpreters(r.out());
+        return LanguageProbe.interpreters(r.out());
     }
 
-    /** The languages and interpreter paths in the output of {@link #PROBE} (other lines are ignored). */
-    public static Map<Language, String> interpreters(String probeOutput) {
-        Map<Language, String> langs = new EnumMap<>(Language.class);
-        for (String line : probeOutput.split("\n")) {
-            int colon = line.indexOf(':');
-            if (colon < 0) {
-                continue;
-            }
-            Language l = switch (line.substring(0, colon)) {
-                case "python3" -> Language.PYTHON;
-                case "node" -> Language.JAVASCRIPT;
-                case "bash" -> Language.BASH;
-                default -> null;
-            };
-            if (l != null) {
-                langs.put(l, line.substring(colon + 1).strip());
-            }
-        }
-        return Map.copyOf(langs);
-    }
 
     /** With a network policy, the relay to the host's egress proxy (the sandbox's network has loopback only). */
     private void startEgress(AgentChannel ch) {
@@ -259,7 +229,7 @@ public final class AgentSandbox implements Sandbox {
     /** {@link #checkOpen()}, and not paused: what every call that needs the sandbox's processes checks. */
     private void checkUsable() {
         checkOpen();
-        if (paused) {
+        if (freezer.isPaused()) {
             throw host.error(ErrorKind.PAUSED, "sandbox " + host.id() + " is paused; resume() it first", null);
         }
     }
@@ -267,31 +237,12 @@ public final class AgentSandbox implements Sandbox {
     /** Freezes the isolation through the host; calls are refused from the moment it begins (one mechanism here). */
     @Override
     public void pause() {
-        synchronized (pauseLock) {
-            checkPausable();
-            if (paused) {
-                return;
-            }
-            paused = true;
-            try {
-                host.freeze(true);
-            } catch (RuntimeException | Error e) {
-                paused = false;
-                throw e;
-            }
-        }
+        freezer.pause(this::checkPausable);
     }
 
     @Override
     public void resume() {
-        synchronized (pauseLock) {
-            checkPausable();
-            if (!paused) {
-                return;
-            }
-            host.freeze(false);
-            paused = false;
-        }
+        freezer.resume(this::checkPausable);
     }
 
     /** Open, and its info declares {@link dev.sandbox4j.Feature#PAUSE} (the host's freezer is there). */
@@ -300,20 +251,6 @@ public final class AgentSandbox implements Sandbox {
         if (!info.supports(dev.sandbox4j.Feature.PAUSE)) {
             throw host.error(ErrorKind.UNSUPPORTED, "sandbox " + host.id() + " cannot be paused: its backend has no "
                     + "freezer for it (the local backend needs cgroups: root, or a delegated cgroup v2 subtree)", null);
-        }
-    }
-
-    /** Close thaws first: a frozen process cannot die, and a frozen agent would not see its channel end. */
-    private void thawForClose() {
-        synchronized (pauseLock) {
-            if (paused) {
-                try {
-                    host.freeze(false);
-                } catch (RuntimeException e) {
-                    // the host's removal kills what is left its own way (freezer groups are killed thawed)
-                }
-                paused = false;
-            }
         }
     }
 
@@ -381,20 +318,6 @@ public final class AgentSandbox implements Sandbox {
         if (!info.supports(dev.sandbox4j.Feature.SNAPSHOT)) {
             throw host.error(ErrorKind.UNSUPPORTED, "the " + info.backend() + " backend takes no snapshots", null);
         }
-    }
-
-    /**
-     * Opens {@code spec} with {@code opener} (a backend's own open), a snapshot source first restored into a private
-     * directory that an agent's sandbox keeps until it closes (its change set compares against it).
-     */
-    public static Sandbox openFromSnapshot(SandboxSpec spec, Function<SandboxSpec, Sandbox> opener) {
-        return dev.sandbox4j.snapshot.Snapshots.open(spec, opener, (s, remove) -> {
-            if (s instanceof AgentSandbox a) {
-                a.afterClose(remove);
-            } else {
-                remove.run();
-            }
-        });
     }
 
     /** Runs {@code task} once the sandbox is closed and its host removed (at once if it is closed already). */
@@ -486,7 +409,7 @@ public final class AgentSandbox implements Sandbox {
         if (t != null) {
             t.cancel(false);
         }
-        thawForClose();
+        freezer.thawForClose();
         AgentShell s = shell;
         if (s != null) {
             s.markAll(why);

@@ -31,9 +31,8 @@ import java.util.stream.Collectors;
 
 /**
  * The one implementation of {@link Shell} and {@link CodeRunner} for every backend whose sandbox runs the native
- * agent: requests are defaulted and checked here, commands start, stream, time out and die here, over an
- * {@link AgentChannel}. A backend supplies the channel and {@link Hooks} for what only it knows (cgroups, its
- * OOM counter, whether it is still open).
+ * agent: requests are defaulted and checked here, commands start, stream, time out and die here, over an {@link
+ * AgentChannel}. A backend supplies the channel and {@link Hooks} for what only it knows (cgroups, OOM, whether open).
  *
  * <p>Threads: {@code run} blocks its caller; output arrives on the channel's reader thread; timers of background
  * commands run on one shared daemon thread.

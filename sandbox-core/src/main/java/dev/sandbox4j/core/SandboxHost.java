@@ -46,7 +46,7 @@ public interface SandboxHost {
 
     /**
      * The interpreters of the sandbox's languages when the host answers itself: without asking the agent (a jail that
-     * binds the host's own {@code /usr} sees the host's files), or by running {@link AgentSandbox#PROBE} with its own
+     * binds the host's own {@code /usr} sees the host's files), or by running {@link LanguageProbe#PROBE} with its own
      * checks in the same command; or empty: then {@link AgentSandbox} runs the probe (one round trip on the open's
      * path, about a millisecond on a jail, a few on a container).
      */

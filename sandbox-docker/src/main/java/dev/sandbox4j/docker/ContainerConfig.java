@@ -243,4 +243,36 @@ final class ContainerConfig {
                     + "to that profile, or drop withSeccompProfile");
         }
     }
+
+    /** The workspace sources' mounts in place of the workspace volume's where they bind it. */
+    static void addSources(HostConfig hc, ContainerSources sources) {
+        List<Mount> mounts = new ArrayList<>(hc.getMounts());
+        if (sources.bindsWorkspace()) {
+            mounts.removeIf(m -> WorkspaceScripts.WORKSPACE.equals(m.getTarget()));
+        }
+        mounts.addAll(sources.mounts);
+        hc.withMounts(mounts);
+    }
+
+    /**
+     * Creates the container: the agent is its entry point, stdin open for one attach (when this JVM's attach ends,
+     * the agent reads EOF, kills everything and exits, and the container stops), the base environment the agent's.
+     */
+    static com.github.dockerjava.api.command.CreateContainerResponse create(Engine engine, String name, String user,
+            HostConfig hc, Map<String, String> labels, ResourceLimits l) {
+        return engine.control.createContainerCmd(engine.options.image())
+                .withName(name)
+                .withEntrypoint(entrypoint(engine.traits().podman(), l))
+                .withCmd(List.of())
+                .withUser(user)
+                .withWorkingDir(WorkspaceScripts.WORKSPACE)
+                .withEnv(WorkspaceScripts.BASE_ENV)
+                .withHostName("sandbox")
+                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
+                .withStdinOpen(true).withStdInOnce(true).withTty(false)
+                .withStopSignal("SIGKILL")
+                .withLabels(labels)
+                .withHostConfig(hc)
+                .exec();
+    }
 }

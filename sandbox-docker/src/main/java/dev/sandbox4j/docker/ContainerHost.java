@@ -13,6 +13,7 @@ import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.SandboxInfo;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.core.AgentSandbox;
+import dev.sandbox4j.core.LanguageProbe;
 import dev.sandbox4j.core.SandboxHost;
 import dev.sandbox4j.core.AgentRunner;
 import org.slf4j.Logger;
@@ -202,14 +203,14 @@ final class ContainerHost implements SandboxHost {
     public java.util.Optional<Map<Language, String>> interpreters(AgentRunner runner) {
         this.runner = runner;
         agentDidNotStart = false; // it said READY: a failure from here on is not a missing binaries volume
-        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", AgentSandbox.PROBE
+        AgentRunner.Ran probe = internal(List.of("/bin/sh", "-c", LanguageProbe.PROBE
                 + "\ntest -w /workspace && echo ws:ok"));
         if (!probe.out().contains("ws:ok")) {
             throw DockerErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "the image " + engine.options.image()
                     + " has no /workspace writable by " + user + "; build it with scripts/build-test-image.sh (probe: "
                     + probe.out().strip() + " / exit " + probe.exitCode() + " " + probe.err().strip() + ")");
         }
-        return java.util.Optional.of(AgentSandbox.interpreters(probe.out()));
+        return java.util.Optional.of(LanguageProbe.interpreters(probe.out()));
     }
 
     @Override
@@ -332,12 +333,7 @@ final class ContainerHost implements SandboxHost {
                 traits.architecture()));
         HostConfig hc = ContainerConfig.hostConfig(l, workspaceVolume, workspaceOptions, seccomp,
                 engine.binariesVolume(traits.architecture()));
-        List<com.github.dockerjava.api.model.Mount> mounts = new java.util.ArrayList<>(hc.getMounts());
-        if (sources.bindsWorkspace()) {
-            mounts.removeIf(m -> WorkspaceScripts.WORKSPACE.equals(m.getTarget()));
-        }
-        mounts.addAll(sources.mounts);
-        hc.withMounts(mounts);
+        ContainerConfig.addSources(hc, sources);
         if (lease != null) {
             hc.withAutoRemove(true); // the agent ends when its lease runs out with no host: the container goes
         }
@@ -354,7 +350,7 @@ final class ContainerHost implements SandboxHost {
         CreateContainerResponse created;
         try {
             createSent = true;
-            created = createContainer(hc, labels, l, traits);
+            created = ContainerConfig.create(engine, containerName(), user, hc, labels, l);
         } catch (com.github.dockerjava.api.exception.DockerException e) {
             if (!traits.podman() || e.getMessage() == null || !e.getMessage().contains("seccomp profile")) {
                 throw e;
@@ -363,7 +359,7 @@ final class ContainerHost implements SandboxHost {
             engine.forgetSeccomp();
             hc.withSecurityOpts(ContainerConfig.securityOpts(engine.seccompOption(
                     ContainerConfig.seccompProfile(engine.options, spec.syscallSets(), traits.architecture()))));
-            created = createContainer(hc, labels, l, traits);
+            created = ContainerConfig.create(engine, containerName(), user, hc, labels, l);
         }
         containerId = created.getId();
         String cid = containerId;
@@ -373,24 +369,6 @@ final class ContainerHost implements SandboxHost {
         attach.attach(engine, containerId);
         agentDidNotStart = true;
         c.startContainerCmd(containerId).exec();
-    }
-
-    private CreateContainerResponse createContainer(HostConfig hc, Map<String, String> labels, ResourceLimits l,
-                                                    Engine.Traits traits) {
-        return engine.control.createContainerCmd(engine.options.image())
-                .withName(containerName())
-                .withEntrypoint(ContainerConfig.entrypoint(traits.podman(), l))
-                .withCmd(List.of())
-                .withUser(user)
-                .withWorkingDir(WorkspaceScripts.WORKSPACE)
-                .withEnv(WorkspaceScripts.BASE_ENV)
-                .withHostName("sandbox")
-                .withAttachStdin(true).withAttachStdout(true).withAttachStderr(true)
-                .withStdinOpen(true).withStdInOnce(true).withTty(false)
-                .withStopSignal("SIGKILL")
-                .withLabels(labels)
-                .withHostConfig(hc)
-                .exec();
     }
 
     private void createVolume(String name, VolumeOptions o) {

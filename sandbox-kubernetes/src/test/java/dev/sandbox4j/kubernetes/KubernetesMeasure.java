@@ -127,7 +127,7 @@ class KubernetesMeasure {
                 ch.start();
                 ch.awaitReady(Duration.ofSeconds(10));
                 AgentRunner r = new AgentRunner(ch, KubernetesHost.FIXED_ENV, "/workspace");
-                r.run(List.of("/bin/sh", "-c", dev.sandbox4j.core.AgentSandbox.PROBE), null, 1 << 16,
+                r.run(List.of("/bin/sh", "-c", dev.sandbox4j.core.LanguageProbe.PROBE), null, 1 << 16,
                         Duration.ofSeconds(10));
                 r.run(List.of("/bin/sh", "-c", "echo hi"), null, 1 << 16, Duration.ofSeconds(10));
                 t[i] = System.nanoTime() - t0;
