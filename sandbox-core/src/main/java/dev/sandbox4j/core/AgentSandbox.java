@@ -320,6 +320,21 @@ public final class AgentSandbox implements Sandbox {
         }
     }
 
+    /**
+     * Opens {@code spec} with {@code opener} (a backend's own open), a snapshot source first restored into a private
+     * directory that an agent's sandbox keeps until it closes (its change set compares against it).
+     */
+    public static Sandbox openFromSnapshot(SandboxSpec spec,
+            java.util.function.Function<SandboxSpec, Sandbox> opener) {
+        return dev.sandbox4j.snapshot.Snapshots.open(spec, opener, (s, remove) -> {
+            if (s instanceof AgentSandbox a) {
+                a.afterClose(remove);
+            } else {
+                remove.run();
+            }
+        });
+    }
+
     /** Runs {@code task} once the sandbox is closed and its host removed (at once if it is closed already). */
     public void afterClose(Runnable task) {
         afterClose.add(task);

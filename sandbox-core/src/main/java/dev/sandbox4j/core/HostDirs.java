@@ -114,21 +114,6 @@ public final class HostDirs {
                 + " were set when the sandbox was opened and cannot change: leave them at their defaults";
     }
 
-    /**
-     * Opens {@code spec} with {@code opener} (a backend's own open), a snapshot source first restored into a private
-     * directory that an agent's sandbox keeps until it closes (its change set compares against it).
-     */
-    public static dev.sandbox4j.Sandbox openFromSnapshot(dev.sandbox4j.SandboxSpec spec,
-            java.util.function.Function<dev.sandbox4j.SandboxSpec, dev.sandbox4j.Sandbox> opener) {
-        return dev.sandbox4j.snapshot.Snapshots.open(spec, opener, (s, remove) -> {
-            if (s instanceof AgentSandbox a) {
-                a.afterClose(remove);
-            } else {
-                remove.run();
-            }
-        });
-    }
-
     /** Whether {@code path} still is the directory or file {@code checked} was (same device and inode). */
     public static boolean same(Path path, Path checked) {
         try {

@@ -111,7 +111,7 @@ public final class Snapshots {
     /**
      * As {@link #open(SandboxSpec, Function)}, but the restored directory's removal is handed to {@code keep} with the
      * opened sandbox: a sandbox whose change set compares against its copy source keeps it until it closes
-     * ({@code HostDirs.openFromSnapshot}). Kept apart so that this package needs nothing of an agent's sandbox
+     * ({@code AgentSandbox.openFromSnapshot}). Kept apart so that this package needs nothing of an agent's sandbox
      * (the in-memory backend carries this package without the agent's classes).
      */
     public static <S extends Sandbox> S open(SandboxSpec spec, Function<SandboxSpec, S> opener,

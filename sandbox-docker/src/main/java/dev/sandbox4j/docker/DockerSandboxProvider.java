@@ -73,7 +73,7 @@ public final class DockerSandboxProvider implements SandboxProvider {
             throw DockerErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
         // a snapshot is extracted and checked first, then uploaded as a copy source would be
-        return dev.sandbox4j.core.HostDirs.openFromSnapshot(spec, s -> ContainerHost.open(options, s));
+        return dev.sandbox4j.core.AgentSandbox.openFromSnapshot(spec, s -> ContainerHost.open(options, s));
     }
 
     /** Attaches to a leased sandbox of this engine by id and credential (docs/reattach.md). */

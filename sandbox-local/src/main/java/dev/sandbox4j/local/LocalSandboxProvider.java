@@ -90,7 +90,7 @@ public final class LocalSandboxProvider implements SandboxProvider {
         }
         // a git source from a host path is cloned in the jail from a read-only mount of it
         // a snapshot is extracted and checked first, then copied in as a copy source would be
-        return dev.sandbox4j.core.HostDirs.openFromSnapshot(spec,
+        return dev.sandbox4j.core.AgentSandbox.openFromSnapshot(spec,
                 s -> BwrapHost.open(host, options, dev.sandbox4j.core.GitSeed.withMount(s)));
     }
 
