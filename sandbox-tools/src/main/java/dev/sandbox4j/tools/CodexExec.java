@@ -122,7 +122,7 @@ final class CodexExec {
         long yield = clamp(a.optLong("yield_time_ms", EXEC_YIELD_MS), MIN_YIELD_MS, MAX_YIELD_MS);
         long start = System.nanoTime();
         ProcessInfo info = t.sandbox().shell().processes().start(request);
-        return collect(t, info.id(), yield, start, tokens(a));
+        return collect(t, info.id(), yield, start, tokens(a), p);
     }
 
     static ToolResult writeStdin(SandboxTools t, Args a, ToolProgress p) {
@@ -144,7 +144,7 @@ final class CodexExec {
         long asked = a.optLong("yield_time_ms", WRITE_YIELD_MS);
         long yield = chars.isEmpty() ? clamp(asked, MIN_EMPTY_YIELD_MS, MAX_EMPTY_YIELD_MS)
                 : clamp(asked, MIN_YIELD_MS, MAX_YIELD_MS);
-        return collect(t, id, yield, start, tokens(a));
+        return collect(t, id, yield, start, tokens(a), p);
     }
 
     private static String sessionId(Args a) {
@@ -167,11 +167,16 @@ final class CodexExec {
         return Math.max(min, Math.min(max, v));
     }
 
-    /** Waits up to {@code yield} ms for the command to end, then answers with the output since the last read. */
-    private static ToolResult collect(SandboxTools t, String id, long yield, long startNanos, long maxTokens) {
+    /**
+     * Waits up to {@code yield} ms for the command to end, then answers with the output since the last read; while it
+     * waits, a client that asked for progress (MCP's {@code progressToken}) gets a heartbeat each interval.
+     */
+    private static ToolResult collect(SandboxTools t, String id, long yield, long startNanos, long maxTokens,
+                                      ToolProgress p) {
         Processes processes = t.sandbox().shell().processes();
         Map<String, Long> cursors = cursors(processes);
-        ProcessOutput out = processes.read(id, cursors.getOrDefault(id, 0L), Duration.ofMillis(yield));
+        long from = cursors.getOrDefault(id, 0L);
+        ProcessOutput out = t.await(() -> processes.read(id, from, Duration.ofMillis(yield)), p);
         cursors.put(id, out.next());
         if (!out.running()) {
             cursors.remove(id);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sandbox4j.ProcessInfo;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.memory.MemorySandbox;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,6 +82,24 @@ class CodexExecTest {
         String end = text(t.call("write_stdin", Map.of("session_id", id, "chars", "exit()\n",
                 "yield_time_ms", 5000)));
         assertThat(end).contains("Process exited with code 0\n").doesNotContain("session ID");
+    }
+
+    /** MCP progress while a call yields: a heartbeat each interval of the wait, none once the answer is back. */
+    @Test
+    void aYieldingCall_sendsProgressWhileItWaits() {
+        Sandbox s = OPEN.computeIfAbsent("local", Backends::open);
+        SandboxTools t = new SandboxTools(s, ToolConfig.builder().profile("codex")
+                .heartbeatInterval(Duration.ofMillis(200)).build());
+        java.util.List<String> beats = new java.util.concurrent.CopyOnWriteArrayList<>();
+        String first = text(t.call("exec_command", Map.of("cmd", "sleep 1.5; echo done", "yield_time_ms", 10_000),
+                (ms, message) -> beats.add(ms + " " + message)));
+        assertThat(first).contains("Process exited with code 0\n");
+        assertThat(beats).as("about 7 heartbeats in 1.5 s").hasSizeGreaterThanOrEqualTo(3)
+                .allMatch(b -> b.contains("still running"));
+        int after = beats.size();
+        text(t.call("exec_command", Map.of("cmd", "true", "yield_time_ms", 10_000),
+                (ms, message) -> beats.add(ms + " " + message)));
+        assertThat(beats).as("a call answered at once sends none").hasSize(after);
     }
 
     @ParameterizedTest
