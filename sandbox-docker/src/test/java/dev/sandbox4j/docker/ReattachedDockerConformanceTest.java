@@ -1,17 +1,15 @@
 package dev.sandbox4j.docker;
 
 import dev.sandbox4j.AttachCredential;
-import dev.sandbox4j.Feature;
 import dev.sandbox4j.NetworkPolicy;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.testing.LifecycleContract;
+import dev.sandbox4j.testing.ForwardingFixture;
 import dev.sandbox4j.testing.SandboxFixture;
 import dev.sandbox4j.testing.ShellContract;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Set;
 
 /**
  * The kit's lifecycle and shell contracts on Docker sandboxes that were opened leased, detached, and attached to again
@@ -28,19 +26,17 @@ class ReattachedDockerConformanceTest implements LifecycleContract, ShellContrac
         return FIXTURE;
     }
 
-    static final class ReattachedFixture implements SandboxFixture {
-        private final SandboxFixture plain;
-
+    static final class ReattachedFixture extends ForwardingFixture {
         ReattachedFixture(SandboxFixture plain) {
-            this.plain = plain;
+            super(plain);
         }
 
         @Override
         public Sandbox open(SandboxSpec spec) {
             if (spec.network().mode() != NetworkPolicy.Mode.NONE) {
-                return plain.open(spec);
+                return delegate().open(spec);
             }
-            Sandbox first = plain.open(spec.toBuilder().lease(Duration.ofMinutes(10)).build());
+            Sandbox first = delegate().open(spec.toBuilder().lease(Duration.ofMinutes(10)).build());
             String id = first.id();
             AttachCredential credential = first.detach();
             SandboxSpec settings = SandboxSpec.builder().commandTimeout(spec.commandTimeout())
@@ -50,23 +46,8 @@ class ReattachedDockerConformanceTest implements LifecycleContract, ShellContrac
         }
 
         @Override
-        public Set<Feature> features() {
-            return plain.features();
-        }
-
-        @Override
-        public void removeVolume(String name) {
-            plain.removeVolume(name);
-        }
-
-        @Override
-        public String workspaceRoot(Sandbox sandbox) {
-            return plain.workspaceRoot(sandbox);
-        }
-
-        @Override
-        public List<String> leaks() {
-            return plain.leaks();
+        public Sandbox openWithContexts(SandboxSpec spec) {
+            return open(spec);
         }
     }
 }

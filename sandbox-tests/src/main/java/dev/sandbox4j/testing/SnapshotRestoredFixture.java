@@ -1,6 +1,5 @@
 package dev.sandbox4j.testing;
 
-import dev.sandbox4j.Feature;
 import dev.sandbox4j.Sandbox;
 import dev.sandbox4j.SandboxSpec;
 import dev.sandbox4j.Snapshot;
@@ -8,12 +7,7 @@ import dev.sandbox4j.SnapshotStore;
 import dev.sandbox4j.WorkspaceSource;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
-import java.util.List;
-import java.util.Set;
-import java.util.function.Function;
 
 /**
  * The kit on sandboxes restored from a snapshot ({@link WorkspaceSource#snapshot}): a spec with an empty workspace
@@ -21,13 +15,12 @@ import java.util.function.Function;
  * change what the contracts expect), through the whole restore path (the stream read and checked, extracted, copied
  * in); other sources open as they are. The snapshot is taken once, by the first open.
  */
-public final class SnapshotRestoredFixture implements SandboxFixture {
-    private final SandboxFixture plain;
+public final class SnapshotRestoredFixture extends ForwardingFixture {
     private SnapshotStore store;
     private String id;
 
     public SnapshotRestoredFixture(SandboxFixture plain) {
-        this.plain = plain;
+        super(plain);
     }
 
     private synchronized SandboxSpec restored(SandboxSpec spec) {
@@ -40,7 +33,7 @@ public final class SnapshotRestoredFixture implements SandboxFixture {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            try (Sandbox seed = plain.open(SandboxSpec.defaults())) {
+            try (Sandbox seed = delegate().open(SandboxSpec.defaults())) {
                 Snapshot s = seed.snapshot(store);
                 id = s.id();
             }
@@ -50,47 +43,11 @@ public final class SnapshotRestoredFixture implements SandboxFixture {
 
     @Override
     public Sandbox open(SandboxSpec spec) {
-        return plain.open(restored(spec));
+        return delegate().open(restored(spec));
     }
 
     @Override
     public Sandbox openWithContexts(SandboxSpec spec) {
-        return plain.openWithContexts(restored(spec));
-    }
-
-    @Override
-    public Set<Feature> features() {
-        return plain.features();
-    }
-
-    @Override
-    public void removeVolume(String name) {
-        plain.removeVolume(name);
-    }
-
-    @Override
-    public List<String> leaks() {
-        return plain.leaks();
-    }
-
-    @Override
-    public String workspaceRoot(Sandbox sandbox) {
-        return plain.workspaceRoot(sandbox);
-    }
-
-    @Override
-    public AutoCloseable egressForTests(Function<String, InetAddress> resolver, InetSocketAddress... exempt) {
-        return plain.egressForTests(resolver, exempt);
-    }
-
-    @Override
-    public AutoCloseable egressForTests(Function<String, InetAddress> resolver, javax.net.ssl.SSLContext upstreamTls,
-                                        InetSocketAddress... exempt) {
-        return plain.egressForTests(resolver, upstreamTls, exempt);
-    }
-
-    @Override
-    public String toString() {
-        return "SnapshotRestoredFixture(" + plain + ")";
+        return delegate().openWithContexts(restored(spec));
     }
 }
