@@ -38,7 +38,7 @@ public final class MemorySandboxProvider implements SandboxProvider {
     @Override
     public Sandbox open(SandboxSpec spec) {
         if (!spec.lease().isZero()) {
-            throw new dev.sandbox4j.SandboxException(dev.sandbox4j.ErrorKind.UNSUPPORTED, "the memory backend cannot "
+            throw MemoryErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, "the memory backend cannot "
                     + "lease a sandbox: it lives in this JVM's heap");
         }
         return MemorySandbox.open(spec);
