@@ -49,8 +49,8 @@ class McpClientProcessTest {
         try (McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60)).build()) {
             client.initialize();
             List<String> names = client.listTools().tools().stream().map(McpSchema.Tool::name).toList();
-            assertThat(names).hasSize(27).contains("bash", "str_replace", "sub_agent", "workspace_changes",
-                    "create_sandbox", "kill_sandbox");
+            assertThat(names).hasSize(30).contains("bash", "str_replace", "sub_agent", "workspace_changes",
+                    "start_terminal", "create_sandbox", "kill_sandbox");
 
             JsonNode echo = payload(client.callTool(new McpSchema.CallToolRequest("bash",
                     Map.of("command", "echo hello"))));

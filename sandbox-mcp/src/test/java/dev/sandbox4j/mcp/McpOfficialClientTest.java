@@ -73,7 +73,7 @@ class McpOfficialClientTest {
         JsonNode r = scenarios(backend);
 
         JsonNode tools = r.get("tools");
-        assertThat(tools.size()).isEqualTo(27);
+        assertThat(tools.size()).isEqualTo(30);
         tools.fields().forEachRemaining(t -> {
             assertThat(t.getValue().get("additionalProperties").asBoolean(true)).as(t.getKey()).isFalse();
             assertThat(t.getValue().get("outputSchemaType").asText()).as(t.getKey()).isEqualTo("object");
