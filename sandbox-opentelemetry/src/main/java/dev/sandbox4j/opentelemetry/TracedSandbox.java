@@ -91,6 +91,13 @@ final class TracedSandbox extends ForwardingSandbox {
         }
     }
 
+    /** A fork is a sandbox of its own, traced as this one is (a {@code fork} span, then every call on it). */
+    @Override
+    public Sandbox fork() {
+        Sandbox forked = telemetry.traced(target, "fork", Attributes.empty(), sandbox::fork, (span, s) -> { });
+        return telemetry.wrap(forked);
+    }
+
     /** Detached: no longer open here (it lives on for its lease), so it leaves the open-sandboxes count. */
     @Override
     public dev.sandbox4j.AttachCredential detach() {
