@@ -141,11 +141,11 @@ class DockerIssue18Test {
     void forkBombIsGoneWhenItsCommandReturns() throws Exception {
         try (Sandbox s = DockerTestSupport.open(SandboxSpec.builder()
                 .limits(ResourceLimits.DEFAULTS.withMaxProcesses(64)).build())) {
-            // the outer shell is bash, which retries a fork the pids limit refused; dash (/bin/sh) gives up on the
-            // first one and exits, so whether `sleep` and `echo` ran depended on the bomb's timing (1 run in ~30 on a
-            // busy machine)
-            ExecResult r = s.shell().run(ExecRequest.argv("bash", "-c", "bash -c 'b(){ b|b& }; b'; sleep 3; echo done")
-                    .withTimeout(Duration.ofSeconds(30)));
+            // Once the bomb holds every pid, the outer shell must not need a fork: it waits with the builtin `read`
+            // on a FIFO nobody writes and prints with the builtin `echo`. (A forked `sleep` raced the bomb for freed
+            // pids: dash gave up at once, bash after ~15 s of retries; both lost on a busy machine.)
+            ExecResult r = s.shell().run(ExecRequest.argv("bash", "-c", "mkfifo /tmp/idle && exec 3<>/tmp/idle; "
+                    + "bash -c 'b(){ b|b& }; b'; read -t 3 -u 3; echo done").withTimeout(Duration.ofSeconds(30)));
             assertThat(r.status()).isEqualTo(ExecStatus.COMPLETED);
             assertThat(r.stdout()).as("exit %d, stderr %s", r.exitCode(), r.stderr()).isEqualTo("done\n");
             long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
