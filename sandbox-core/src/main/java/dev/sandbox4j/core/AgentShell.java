@@ -63,6 +63,8 @@ public final class AgentShell implements Shell, CodeRunner {
 
     /** The code runner's wrapper's own variables (over the sandbox's base environment). */
     private static final List<String> WRAPPER_ENV = List.of("PATH=/usr/local/bin:/usr/bin:/bin");
+    /** How long an interrupted command's caller waits for the kill to be confirmed before it gets its exception. */
+    private static final long INTERRUPT_KILL_WAIT_MS = 2_000;
 
     final String sandboxId;
     final SandboxSpec spec;
@@ -141,7 +143,7 @@ public final class AgentShell implements Shell, CodeRunner {
         } catch (InterruptedException e) {
             c.forcedStatus = ExecStatus.KILLED;
             c.forcedDetail = "interrupted";
-            killTree(c);
+            killAndAwait(c);
             Thread.currentThread().interrupt();
             throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while running " + request, e);
         }
@@ -241,8 +243,8 @@ public final class AgentShell implements Shell, CodeRunner {
         try {
             pid = c.spawned.get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
+            killAndAwait(c);
             Thread.currentThread().interrupt();
-            killTree(c);
             throw new SandboxException(ErrorKind.INTERRUPTED, "interrupted while starting " + request, e);
         } catch (Exception e) {
             commands.remove(c.id);
@@ -380,6 +382,31 @@ public final class AgentShell implements Shell, CodeRunner {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Kills the tree and waits (not interruptibly, bounded) for the agent's exit report, which comes after the
+     * reaper's sweep: an interrupted caller's next command must not meet the last one's processes.
+     */
+    private void killAndAwait(AgentCommand c) {
+        killTree(c);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INTERRUPT_KILL_WAIT_MS);
+        boolean interrupted = false;
+        while (!c.exit.isDone() && !hooks.closed()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                c.forcedDetail += "; killing the process tree is still in progress";
+                return;
+            }
+            try {
+                c.awaitExit(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+            } catch (InterruptedException again) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     void killTree(AgentCommand c) {
