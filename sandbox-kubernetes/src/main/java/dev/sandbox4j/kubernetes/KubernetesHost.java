@@ -96,7 +96,8 @@ final class KubernetesHost implements SandboxHost {
     @Override
     public AgentStreams start(Context context) {
         long t0 = System.nanoTime();
-        plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.bestEffortLimits());
+        plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.syscallSets(),
+                cluster.options.acceptOtherSeccomp(), spec.bestEffortLimits());
         granted = plan.grant(spec.limits(), true);
         byte[] key = cluster.key();
         cluster.startBackground();
@@ -170,6 +171,15 @@ final class KubernetesHost implements SandboxHost {
         details.put("podIP", sandbox.podIPs().get(0));
         details.put("connector", cluster.options.connector().name());
         details.put("limitsNotApplied", "file size, /tmp size and workspace inodes (a pod has none of these)");
+        if (plan.syscallSets() != null) {
+            details.put("seccomp", dev.sandbox4j.core.seccomp.SeccompPolicy.of(plan.syscallSets()).describe(null)
+                    + " (sandbox4j profile, the template's " + plan.seccomp() + ")");
+        } else {
+            // the template's own filter (KubernetesOptions.acceptOtherSeccomp): the kit's TIOCSTI refusal, which
+            // terminals rely on, is sandbox4j's profile's
+            details.put("seccomp", "the template's own: " + plan.seccomp() + " (not sandbox4j's allow-list)");
+            features.remove(Feature.TERMINAL);
+        }
         if (granted.memoryBytes() == 0) {
             features.remove(Feature.MEMORY_LIMIT);
         }

@@ -20,10 +20,15 @@ import java.util.Objects;
  * @param deleteTimeout  how long close waits for the claim to be gone (it is deleted anyway; the controller finishes)
  * @param connectTimeout how long connecting to the agent and its handshake may take
  * @param kubeconfig     a kubeconfig file, or null for fabric8's defaults (KUBECONFIG, ~/.kube/config, in-cluster)
+ * @param acceptOtherSeccomp whether a pool whose template runs a seccomp profile other than sandbox4j's allow-list
+ *                       ({@code RuntimeDefault}, a Localhost profile of your own) may serve specs that ask for no
+ *                       syscall sets; false (the default): only templates naming sandbox4j's profile do, and an open
+ *                       with none fails UNSUPPORTED. A template with no filter ({@code Unconfined}, or unset) never
+ *                       serves (docs/kubernetes.md#seccomp)
  */
 public record KubernetesOptions(String namespace, List<String> warmPools, Connector connector, int agentPort,
                                 String agentKeySecret, Duration claimTimeout, Duration deleteTimeout,
-                                Duration connectTimeout, Path kubeconfig) {
+                                Duration connectTimeout, Path kubeconfig, boolean acceptOtherSeccomp) {
     /** How the JVM reaches the agent. */
     public enum Connector {
         /** The pod's IP from the claim's status: the JVM runs in the cluster (or routes to its pod network). */
@@ -54,16 +59,17 @@ public record KubernetesOptions(String namespace, List<String> warmPools, Connec
 
     /**
      * Namespace {@code sandbox4j}, pool {@code sandbox4j-pool}, pod IP, port 7070, Secret {@code sandbox4j-agent-key},
-     * 60 s to be Ready, 30 s to delete, 10 s to connect, fabric8's configuration.
+     * 60 s to be Ready, 30 s to delete, 10 s to connect, fabric8's configuration, sandbox4j's seccomp profile only.
      */
     public static KubernetesOptions defaults() {
         return new KubernetesOptions("sandbox4j", List.of("sandbox4j-pool"), Connector.POD_IP, DEFAULT_AGENT_PORT,
-                "sandbox4j-agent-key", Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), null);
+                "sandbox4j-agent-key", Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), null,
+                false);
     }
 
     public KubernetesOptions withNamespace(String namespace) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     /** One pool for every spec. */
@@ -73,42 +79,48 @@ public record KubernetesOptions(String namespace, List<String> warmPools, Connec
 
     public KubernetesOptions withWarmPools(List<String> warmPools) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withConnector(Connector connector) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withAgentPort(int agentPort) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withAgentKeySecret(String agentKeySecret) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withClaimTimeout(Duration claimTimeout) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withDeleteTimeout(Duration deleteTimeout) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withConnectTimeout(Duration connectTimeout) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     public KubernetesOptions withKubeconfig(Path kubeconfig) {
         return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
-                deleteTimeout, connectTimeout, kubeconfig);
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
+    }
+
+    /** See {@link #acceptOtherSeccomp()}: the templates' own filters, for pools made before sandbox4j's profiles. */
+    public KubernetesOptions withAcceptOtherSeccomp(boolean acceptOtherSeccomp) {
+        return new KubernetesOptions(namespace, warmPools, connector, agentPort, agentKeySecret, claimTimeout,
+                deleteTimeout, connectTimeout, kubeconfig, acceptOtherSeccomp);
     }
 
     private static void requireName(String s, String what) {

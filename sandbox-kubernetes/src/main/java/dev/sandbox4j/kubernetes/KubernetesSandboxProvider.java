@@ -30,7 +30,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
             Feature.PROCESS_REGISTRY,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
             Feature.NETWORK_ISOLATION, Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT,
-            Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.PORTS));
+            Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.PORTS, Feature.TERMINAL));
 
     private final KubernetesOptions options;
     private final KubernetesClient given;

@@ -27,10 +27,49 @@ import java.util.Map;
  * @param workspaceBytes the workspace emptyDir's {@code sizeLimit}, 0 for none (or no emptyDir)
  * @param workspaceInMemory the workspace emptyDir is {@code medium: Memory} (a tmpfs: full means ENOSPC, not eviction)
  * @param egressDenied the template's managed NetworkPolicy has no egress rule (the pod can send nothing)
+ * @param seccomp      the agent container's seccomp profile as the template sets it (the container's over the pod's):
+ *                     {@code Localhost sandbox4j/default.json}, {@code RuntimeDefault}, {@code Unconfined}, or
+ *                     {@code unset} (most kubelets then run the container unconfined)
+ * @param syscallSets  the opt-in syscall sets of the sandbox4j profile it names ({@link #profileFor}), or null when
+ *                     it names none of sandbox4j's profiles
  */
 record PoolPlan(String pool, String template, String container, long memoryBytes, double cpus, int processes,
-                long workspaceBytes, boolean workspaceInMemory, boolean egressDenied) {
+                long workspaceBytes, boolean workspaceInMemory, boolean egressDenied, String seccomp,
+                java.util.Set<String> syscallSets) {
     static final String WORKSPACE = "/workspace";
+    /** The directory of sandbox4j's profiles under the kubelet's seccomp root (docs/kubernetes.md#seccomp). */
+    static final String PROFILE_DIR = "sandbox4j/";
+
+    /** The {@code localhostProfile} of sandbox4j's allow-list with {@code sets}: {@code sandbox4j/debug+io_uring.json}. */
+    static String profileFor(java.util.Set<String> sets) {
+        return PROFILE_DIR + (sets.isEmpty() ? "default" : String.join("+", new java.util.TreeSet<>(sets))) + ".json";
+    }
+
+    /** The opt-in sets of a sandbox4j profile's {@code localhostProfile}, or null when it is not one of them. */
+    static java.util.Set<String> setsOf(String localhostProfile) {
+        if (localhostProfile == null || !localhostProfile.startsWith(PROFILE_DIR)
+                || !localhostProfile.endsWith(".json")) {
+            return null;
+        }
+        String name = localhostProfile.substring(PROFILE_DIR.length(), localhostProfile.length() - 5);
+        if (name.equals("default")) {
+            return java.util.Set.of();
+        }
+        java.util.Set<String> sets = new java.util.TreeSet<>(List.of(name.split("\\+", -1)));
+        if (!dev.sandbox4j.core.seccomp.SeccompPolicy.OPT_IN_SETS.containsAll(sets)
+                || !profileFor(sets).equals(localhostProfile)) {
+            return null;
+        }
+        return java.util.Collections.unmodifiableSet(sets);
+    }
+
+    /** The agent container's profile: its own securityContext's, else the pod's; "unset" when neither sets one. */
+    private static io.fabric8.kubernetes.api.model.SeccompProfile seccompOf(PodSpec pod, Container agent) {
+        if (agent.getSecurityContext() != null && agent.getSecurityContext().getSeccompProfile() != null) {
+            return agent.getSecurityContext().getSeccompProfile();
+        }
+        return pod.getSecurityContext() == null ? null : pod.getSecurityContext().getSeccompProfile();
+    }
 
     static PoolPlan read(KubernetesClient client, KubernetesOptions o, String name) {
         Crd.SandboxWarmPool pool = client.resources(Crd.SandboxWarmPool.class).inNamespace(o.namespace())
@@ -90,7 +129,12 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
         }
         boolean denied = spec.networkPolicy() != null && !"Unmanaged".equals(spec.networkPolicyManagement())
                 && (spec.networkPolicy().egress() == null || spec.networkPolicy().egress().isEmpty());
-        return new PoolPlan(pool, template, agent.getName(), memory, cpus, nproc, ws, memoryMedium, denied);
+        var profile = seccompOf(pod, agent);
+        String type = profile == null || profile.getType() == null ? "unset" : profile.getType();
+        String seccomp = type.equals("Localhost") ? "Localhost " + profile.getLocalhostProfile() : type;
+        java.util.Set<String> sets = type.equals("Localhost") ? setsOf(profile.getLocalhostProfile()) : null;
+        return new PoolPlan(pool, template, agent.getName(), memory, cpus, nproc, ws, memoryMedium, denied, seccomp,
+                sets);
     }
 
     private static List<String> command(Container c) {
@@ -102,6 +146,36 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
             all.addAll(c.getArgs());
         }
         return all;
+    }
+
+    /**
+     * The pool for a spec asking {@code want} and the syscall sets {@code sets}: first the pools whose template runs
+     * sandbox4j's profile with exactly those sets (or, with {@code acceptOther} and no sets asked, any profile but
+     * none at all); none: UNSUPPORTED naming each pool's profile, whatever {@code bestEffort} says (a filter is not a
+     * limit to relax). Then, of those, as {@link #choose(List, ResourceLimits, boolean)}.
+     */
+    static PoolPlan choose(List<PoolPlan> plans, ResourceLimits want, java.util.Set<String> sets, boolean acceptOther,
+                           boolean bestEffort) {
+        List<PoolPlan> filtered = plans.stream().filter(p -> p.filters(sets, acceptOther)).toList();
+        if (filtered.isEmpty()) {
+            StringBuilder why = new StringBuilder();
+            plans.forEach(p -> why.append(why.length() == 0 ? "" : ", ").append(p.pool).append(": ").append(p.seccomp));
+            throw KubeErrors.error(ErrorKind.UNSUPPORTED, "no pool runs sandbox4j's seccomp allow-list" + (sets
+                    .isEmpty() ? "" : " with the syscall sets " + sets) + " (localhostProfile " + profileFor(sets)
+                    + "); the pools' templates run " + why + ". Install the profiles on the nodes and name one in "
+                    + "a pool's template (docs/kubernetes.md#seccomp)" + (sets.isEmpty() && !acceptOther ? ", or "
+                    + "accept the templates' own filters with KubernetesOptions.withAcceptOtherSeccomp(true)" : ""));
+        }
+        return choose(filtered, want, bestEffort);
+    }
+
+    /** Whether this template's filter serves a spec asking {@code sets} (see {@link #choose(List, ResourceLimits,
+     * java.util.Set, boolean, boolean)}). */
+    boolean filters(java.util.Set<String> sets, boolean acceptOther) {
+        if (syscallSets != null) {
+            return syscallSets.equals(sets);
+        }
+        return acceptOther && sets.isEmpty() && !seccomp.equals("Unconfined") && !seccomp.equals("unset");
     }
 
     /**

@@ -357,9 +357,75 @@ final class ControllerSimulator implements AutoCloseable {
                     .equals("/tmp") ? "1777" : "0755,uid=" + sc.getRunAsUser() + ",gid=" + sc.getRunAsGroup())
                     + (size > 0 ? ",size=" + size : "")));
         }
+        a.addAll(seccompArgs(t.podTemplate().spec(), c));
         a.addAll(List.of("--entrypoint", c.getCommand().get(0), IMAGE));
         a.addAll(c.getArgs());
         return a;
+    }
+
+    /** Where this simulated node's kubelet finds Localhost profiles: the repository's, for this machine's arch. */
+    static final Path SECCOMP_ROOT = Path.of("../docs/kubernetes/seccomp");
+
+    /**
+     * The container's seccomp profile as the kubelet applies it (the container's securityContext over the pod's):
+     * Localhost reads {@code <root>/<localhostProfile>} (here: docs/kubernetes/seccomp/ARCH/ for sandbox4j/, as
+     * seccomp-installer.yaml lays it out on a node), RuntimeDefault is the runtime's default, Unconfined none; unset is
+     * Unconfined, as a kubelet without --seccomp-default runs it.
+     */
+    static List<String> seccompArgs(io.fabric8.kubernetes.api.model.PodSpec pod, Container c) {
+        var profile = c.getSecurityContext() != null && c.getSecurityContext().getSeccompProfile() != null
+                ? c.getSecurityContext().getSeccompProfile()
+                : pod.getSecurityContext() == null ? null : pod.getSecurityContext().getSeccompProfile();
+        String type = profile == null ? "Unconfined" : profile.getType();
+        if ("RuntimeDefault".equals(type)) {
+            return List.of();
+        }
+        if (!"Localhost".equals(type)) {
+            return List.of("--security-opt", "seccomp=unconfined");
+        }
+        String name = profile.getLocalhostProfile();
+        if (!name.startsWith(PoolPlan.PROFILE_DIR) || name.contains("..")) {
+            throw new IllegalStateException("k8s-sim: no Localhost profile " + name + " on this node");
+        }
+        String arch = "aarch64".equals(System.getProperty("os.arch")) ? "aarch64" : "x86_64";
+        Path file = SECCOMP_ROOT.resolve(arch).resolve(name.substring(PoolPlan.PROFILE_DIR.length()));
+        if (!Files.isRegularFile(file)) {
+            // as a kubelet: the pod does not start (CreateContainerError)
+            throw new IllegalStateException("k8s-sim: the Localhost profile " + name + " is not on this node ("
+                    + file.toAbsolutePath() + ")");
+        }
+        return List.of("--security-opt", "seccomp=" + file.toAbsolutePath().normalize());
+    }
+
+    /**
+     * Adds a pool of {@code replicas: 0} (every claim a cold start) named {@code name}, whose template is the test's
+     * small one with the pod's seccomp profile replaced by {@code seccompYaml} (the lines under {@code seccompProfile:},
+     * indented as in the file), or removed when it is null.
+     */
+    void addPool(String name, String seccompYaml) throws IOException {
+        String all;
+        try (var in = ControllerSimulator.class.getResourceAsStream("/test-pools.yaml")) {
+            all = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String[] docs = all.split("\n---\n");
+        String template = docs[0].substring(docs[0].indexOf("apiVersion:")).replace("name: sandbox4j-small", "name: " + name);
+        String block = "        seccompProfile:\n          type: Localhost\n          localhostProfile: sandbox4j/default.json\n";
+        if (!template.contains(block)) {
+            throw new IllegalStateException("test-pools.yaml's first template lost its seccomp block");
+        }
+        template = template.replace(block, seccompYaml == null ? "" : "        seccompProfile:\n" + seccompYaml);
+        String pool = docs[1].replace("name: sandbox4j-small", "name: " + name).replaceAll("replicas: \\d+", "replicas: 0");
+        for (String doc : List.of(template, pool)) {
+            for (HasMetadata o : client.load(new java.io.ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)))
+                    .items()) {
+                String yaml = client.getKubernetesSerialization().asYaml(o);
+                Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
+                        : Crd.SandboxWarmPool.class;
+                HasMetadata typed = client.getKubernetesSerialization().unmarshal(yaml, type);
+                typed.getMetadata().setNamespace(NAMESPACE);
+                client.resource(typed).inNamespace(NAMESPACE).create();
+            }
+        }
     }
 
     /** Runs docker with {@code args}: its stdout, or empty when it failed. */

@@ -37,7 +37,7 @@ class PoolPlanTest {
     void theGuidesTemplateHoldsTheDefaults() throws IOException {
         PoolPlan p = plans().get(0);
         assertThat(p).isEqualTo(new PoolPlan("sandbox4j-pool", "sandbox4j", "sandbox", 1024 * MIB, 1.0, 256,
-                512 * MIB, false, true));
+                512 * MIB, false, true, "Localhost sandbox4j/default.json", java.util.Set.of()));
         ResourceLimits g = p.grant(ResourceLimits.DEFAULTS, false);
         assertThat(g.memoryBytes()).isEqualTo(1024 * MIB);
         assertThat(g.workspaceInodes()).as("a pod has no inode limit").isZero();
@@ -58,5 +58,38 @@ class PoolPlanTest {
                         .isEqualTo(ErrorKind.UNSUPPORTED)).hasMessageContaining("memory limit");
         assertThat(PoolPlan.choose(plans, ResourceLimits.DEFAULTS.withMemoryBytes(64 * MIB), true).pool())
                 .as("best effort: the first pool").isEqualTo("sandbox4j-pool");
+    }
+
+    /** A copy of {@code p} whose template runs {@code seccomp} (its sets parsed as PoolPlan.of does). */
+    static PoolPlan withSeccomp(PoolPlan p, String pool, String seccomp) {
+        java.util.Set<String> sets = seccomp.startsWith("Localhost ") ? PoolPlan.setsOf(seccomp.substring(10)) : null;
+        return new PoolPlan(pool, p.template(), p.container(), p.memoryBytes(), p.cpus(), p.processes(),
+                p.workspaceBytes(), p.workspaceInMemory(), p.egressDenied(), seccomp, sets);
+    }
+
+    @Test
+    void theFilterChoosesFirst_andIsNeverRelaxedByBestEffort() throws IOException {
+        PoolPlan base = plans().get(0);
+        PoolPlan ours = base;
+        PoolPlan debug = withSeccomp(base, "debug", "Localhost sandbox4j/debug.json");
+        PoolPlan runtime = withSeccomp(base, "runtime", "RuntimeDefault");
+        PoolPlan mine = withSeccomp(base, "mine", "Localhost profiles/mine.json");
+        PoolPlan unconfined = withSeccomp(base, "unconfined", "Unconfined");
+        PoolPlan unset = withSeccomp(base, "unset", "unset");
+        java.util.Set<String> none = java.util.Set.of();
+        List<PoolPlan> all = List.of(unconfined, unset, runtime, mine, debug, ours);
+        assertThat(PoolPlan.choose(all, ResourceLimits.DEFAULTS, none, false, false)).isSameAs(ours);
+        assertThat(PoolPlan.choose(all, ResourceLimits.DEFAULTS, java.util.Set.of("debug"), false, false))
+                .isSameAs(debug);
+        assertThat(PoolPlan.choose(List.of(unconfined, unset, runtime, mine), ResourceLimits.DEFAULTS, none, true,
+                false)).as("accepted: the first with a filter").isSameAs(runtime);
+        for (boolean accept : new boolean[] {false, true}) {
+            assertThatThrownBy(() -> PoolPlan.choose(List.of(unconfined, unset), ResourceLimits.DEFAULTS, none, accept,
+                    true)).isInstanceOfSatisfying(SandboxException.class, e -> assertThat(e.kind())
+                            .isEqualTo(ErrorKind.UNSUPPORTED)).hasMessageContaining("unconfined: Unconfined");
+        }
+        assertThatThrownBy(() -> PoolPlan.choose(List.of(runtime, mine, ours), ResourceLimits.DEFAULTS,
+                java.util.Set.of("io_uring"), true, true)).isInstanceOf(SandboxException.class)
+                .hasMessageContaining("sandbox4j/io_uring.json");
     }
 }
