@@ -1094,6 +1094,7 @@ int main(int argc, char **argv)
     /* same-uid commands may neither ptrace this agent nor open its /proc/<pid>/fd to forge frames */
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     if (listen_addr != NULL) {
+        lease_bind_like(listen_addr);
         int status = listen_for_host(listen_addr, key_env);
         if (status != 0)
             return status;

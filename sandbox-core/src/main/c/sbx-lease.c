@@ -28,6 +28,18 @@
 static int lease_fd = -1;
 static long long lease_ms;
 static unsigned char lease_key[32];
+/* Where a later host connects: the loopback (a container's relay), or the --listen address's host (a pod's). */
+static char lease_host[64] = "127.0.0.1";
+
+void lease_bind_like(const char *listen_addr)
+{
+    const char *colon = strrchr(listen_addr, ':');
+    size_t n = colon == NULL ? 0 : (size_t) (colon - listen_addr);
+    if (colon != NULL && n < sizeof lease_host) {
+        memcpy(lease_host, listen_addr, n);
+        lease_host[n] = '\0';
+    }
+}
 
 void lease_handle(int32_t id, const unsigned char *p, size_t len)
 {
@@ -45,8 +57,8 @@ void lease_handle(int32_t id, const unsigned char *p, size_t len)
         send_failed(id, "bad LEASE frame: a lease of at least 1 ms and a port 1..65535", NULL);
         return;
     }
-    char addr[32];
-    snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+    char addr[80];
+    snprintf(addr, sizeof addr, "%s:%u", lease_host, port);
     int fd = sbx_open_listener(addr);
     if (fd < 0) {
         send_failed(id, "cannot listen for a later host on ", addr);

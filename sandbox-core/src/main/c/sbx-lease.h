@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 /* LEASE: long lease ms, int port, 32-byte key. Listens on 127.0.0.1:port; answers LEASED or FAILED. */
+/* An agent run with --listen (a pod's) binds its lease on that address's host (":PORT": every address), not on the
+ * loopback: its later hosts come over the network, as its first did. */
+void lease_bind_like(const char *listen_addr);
 void lease_handle(int32_t id, const unsigned char *p, size_t len);
 /* The lease's listener, or -1 (no lease). */
 int lease_listener(void);

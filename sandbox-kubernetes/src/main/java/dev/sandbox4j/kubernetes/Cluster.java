@@ -41,6 +41,15 @@ final class Cluster implements AutoCloseable {
     static final String MANAGER = "sandbox4j";
     static final String OWNER_LABEL = "sandbox4j.dev/owner";
     static final String SANDBOX_LABEL = "sandbox4j.dev/sandbox";
+    /**
+     * A leased claim's lease in ms (docs/reattach.md): the janitor leaves it alone, its {@code shutdownTime} is what
+     * ends it (renewed by the attached host, set to the lease's end at a detach).
+     */
+    static final String LEASE_LABEL = "sandbox4j.dev/lease-ms";
+    /** Past a leased claim's lease, what the controller waits before it deletes it (the agent has exited by then). */
+    static final Duration LEASE_MARGIN = Duration.ofSeconds(60);
+    /** How often an attached host moves its leased claim's shutdownTime on (well within {@link #LEASE_MARGIN}). */
+    static final Duration LEASE_RENEWAL = Duration.ofSeconds(20);
     /** This JVM, as the owner label and Lease name say. */
     static final String OWNER = "jvm-" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
     static final int LEASE_SECONDS = 60;
@@ -151,9 +160,21 @@ final class Cluster implements AutoCloseable {
 
     /** Creates the claim {@code name} on {@code pool}. */
     void createClaim(String name, String pool, Duration lifetime) {
-        Map<String, String> labels = Map.of(MANAGED_BY, MANAGER, OWNER_LABEL, OWNER, SANDBOX_LABEL, name);
+        createClaim(name, pool, lifetime, Duration.ZERO);
+    }
+
+    /**
+     * Creates the claim {@code name} on {@code pool}; a leased one ({@code lease} not zero) is labelled so and ends at
+     * its lease plus {@link #LEASE_MARGIN} unless its host renews it ({@link #renewLeased}).
+     */
+    void createClaim(String name, String pool, Duration lifetime, Duration lease) {
+        Map<String, String> labels = new HashMap<>(Map.of(MANAGED_BY, MANAGER, OWNER_LABEL, OWNER, SANDBOX_LABEL,
+                name));
         String shutdown = null;
-        if (!lifetime.isZero() && !lifetime.isNegative()) {
+        if (!lease.isZero()) {
+            labels.put(LEASE_LABEL, Long.toString(lease.toMillis()));
+            shutdown = leaseEnd(lease);
+        } else if (!lifetime.isZero() && !lifetime.isNegative()) {
             // the sandbox closes itself at its lifetime; the controller's deadline is a backstop for a dead JVM
             shutdown = ZonedDateTime.now(ZoneOffset.UTC).plus(lifetime).plusSeconds(60).withNano(0).toString();
         }
@@ -167,6 +188,83 @@ final class Cluster implements AutoCloseable {
         } catch (KubernetesClientException e) {
             throw KubeErrors.translate("claiming a sandbox from the pool " + pool, e);
         }
+    }
+
+    private static String leaseEnd(Duration lease) {
+        return ZonedDateTime.now(ZoneOffset.UTC).plus(lease).plus(LEASE_MARGIN).withNano(0).toString();
+    }
+
+    /**
+     * Moves the leased claim's {@code shutdownTime} to now + its lease + {@link #LEASE_MARGIN}: at each renewal while
+     * a host is attached, and at its detach (the agent waits the lease for a later host, then exits; the controller
+     * deletes the claim after the margin). Returns false when the claim is gone or the patch failed.
+     */
+    boolean renewLeased(String name, Duration lease) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return renewLeasedOnce(name, lease);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt == 3) {
+                    LOG.debug("sandbox4j: moving the leased claim {}'s shutdownTime failed: {}", name, e.toString());
+                    return false;
+                }
+                // another writer moved the claim on between the read and the patch: read it again
+            } catch (RuntimeException e) {
+                LOG.debug("sandbox4j: moving the leased claim {}'s shutdownTime failed: {}", name, e.toString());
+                return false;
+            }
+        }
+    }
+
+    private boolean renewLeasedOnce(String name, Duration lease) {
+        return claim(name).edit(c -> {
+            Crd.Lifecycle l = c.getSpec().lifecycle();
+            c.setSpec(new Crd.ClaimSpec(c.getSpec().additionalPodMetadata(), c.getSpec().env(), new Crd.Lifecycle(
+                    l == null ? "Delete" : l.shutdownPolicy(), leaseEnd(lease),
+                    l == null ? null : l.ttlSecondsAfterFinished()), c.getSpec().volumeClaimTemplates(),
+                    c.getSpec().warmPoolRef()));
+            return c;
+        }) != null;
+    }
+
+    /**
+     * The leased claim {@code name} as an attach needs it: its lease, pool and Ready sandbox (pod IP).
+     *
+     * @throws dev.sandbox4j.SandboxException NOT_FOUND when there is none, it has no lease, or it is not Ready
+     */
+    Leased leased(String name) {
+        SandboxClaim c;
+        try {
+            c = claim(name).get();
+        } catch (KubernetesClientException e) {
+            throw KubeErrors.translate("reading the claim " + name, e);
+        }
+        Map<String, String> labels = c == null || c.getMetadata().getLabels() == null ? Map.of()
+                : c.getMetadata().getLabels();
+        if (c == null || !MANAGER.equals(labels.get(MANAGED_BY)) || !name.equals(labels.get(SANDBOX_LABEL))) {
+            throw KubeErrors.error(ErrorKind.NOT_FOUND, "no sandbox " + name + " in the namespace "
+                    + options.namespace() + " (never opened, closed, or its lease ran out)");
+        }
+        long ms;
+        try {
+            ms = Long.parseLong(labels.getOrDefault(LEASE_LABEL, ""));
+        } catch (NumberFormatException e) {
+            throw KubeErrors.error(ErrorKind.NOT_FOUND, "sandbox " + name + " has no lease: only a sandbox opened "
+                    + "with SandboxSpec.Builder.lease can be attached to");
+        }
+        Crd.ClaimStatus st = c.getStatus();
+        Condition ready = st == null ? null : Crd.condition(st.conditions(), "Ready");
+        if (ready == null || !"True".equals(ready.getStatus()) || st.sandbox() == null
+                || st.sandbox().podIPs() == null || st.sandbox().podIPs().isEmpty()) {
+            throw KubeErrors.error(ErrorKind.NOT_FOUND, "sandbox " + name + " has ended or is not Ready");
+        }
+        // a shutdownTime patch (renewal) moves the generation on: the sandbox named is the same, so Ready's
+        // observedGeneration is not asked for here
+        return new Leased(Duration.ofMillis(ms), c.getSpec().warmPoolRef().name(), st.sandbox());
+    }
+
+    /** A leased claim: its lease, its pool, its sandbox. */
+    record Leased(Duration lease, String pool, Crd.ClaimedSandbox sandbox) {
     }
 
     /**
@@ -296,8 +394,9 @@ final class Cluster implements AutoCloseable {
         List<String> deleted = new java.util.ArrayList<>();
         for (SandboxClaim c : mine) {
             String owner = c.getMetadata().getLabels() == null ? null : c.getMetadata().getLabels().get(OWNER_LABEL);
-            if (owner == null || !owner.matches("[a-z0-9-]{1,40}") || young(c, minAge)) {
-                continue; // not ours to judge, or not yet
+            if (owner == null || !owner.matches("[a-z0-9-]{1,40}") || young(c, minAge)
+                    || c.getMetadata().getLabels().containsKey(LEASE_LABEL)) {
+                continue; // not ours to judge, not yet, or leased (its shutdownTime ends it)
             }
             if (!alive.computeIfAbsent(owner, this::ownerAlive)) {
                 String name = c.getMetadata().getName();

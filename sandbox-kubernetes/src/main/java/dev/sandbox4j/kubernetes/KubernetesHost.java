@@ -41,9 +41,18 @@ final class KubernetesHost implements SandboxHost {
     /** Where the guide's init container puts the agent's binaries (an emptyDir, read-only in the workload). */
     static final String AGENT_DIR = "/opt/sandbox4j";
 
-    private final String id = "sbx-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private final String id;
     private final Cluster cluster;
     private final SandboxSpec spec;
+    /** The lease (docs/reattach.md), or null: the sandbox ends with this host. */
+    private final Lease lease;
+    /** The leased sandbox this host attaches to, or null: this host claims its own. */
+    private final Cluster.Leased attaching;
+    /** Whether the agent took this host (an attach that failed before then changes nothing at close). */
+    private volatile boolean connected;
+    /** Whether the connection ended under the open sandbox (a leased one then waits for its lease, not deleted). */
+    private volatile boolean lost;
+    private volatile java.util.concurrent.ScheduledFuture<?> renewal;
     private PoolPlan plan;
     private ResourceLimits granted;
     private boolean claimed;
@@ -56,15 +65,52 @@ final class KubernetesHost implements SandboxHost {
     volatile long[] phases;
 
     KubernetesHost(Cluster cluster, SandboxSpec spec) {
+        this(cluster, spec, "sbx-" + UUID.randomUUID().toString().replace("-", "").substring(0, 12),
+                spec.lease().isZero() ? null : new Lease(dev.sandbox4j.AttachCredential.generate(), spec.lease(),
+                        cluster.options.agentPort(), true), null);
+    }
+
+    private KubernetesHost(Cluster cluster, SandboxSpec spec, String id, Lease lease, Cluster.Leased attaching) {
         this.cluster = cluster;
         this.spec = spec;
+        this.id = id;
+        this.lease = lease;
+        this.attaching = attaching;
     }
 
     static Sandbox open(Cluster cluster, SandboxSpec spec) {
+        if (!spec.lease().isZero() && spec.network().mode() != NetworkPolicy.Mode.NONE) {
+            throw KubeErrors.error(ErrorKind.UNSUPPORTED, "a leased sandbox cannot have a network policy yet: its "
+                    + "egress proxy runs in the JVM that opened it and ends with it (docs/reattach.md)");
+        }
         try {
             return AgentSandbox.open(new KubernetesHost(cluster, spec), spec); // closes the host when it fails
         } catch (RuntimeException e) {
             throw KubeErrors.translate("opening a Kubernetes sandbox", e);
+        }
+    }
+
+    /**
+     * Attaches to the leased sandbox {@code id} (docs/reattach.md): its claim names the pod, the agent's lease
+     * listener takes the credential's handshake on the agent's port. Nothing changes in the sandbox when this fails.
+     */
+    static Sandbox attach(Cluster cluster, String id, dev.sandbox4j.AttachCredential credential,
+                          SandboxSpec settings) {
+        if (!id.matches("sbx-[0-9a-f]{12}")) {
+            throw KubeErrors.error(ErrorKind.INVALID_ARGUMENT, "'" + id.replaceAll("[^A-Za-z0-9_.-]", "?")
+                    + "' is not a Kubernetes sandbox id (sbx- and 12 hexadecimal digits)");
+        }
+        try {
+            Cluster.Leased found = cluster.leased(id);
+            PoolPlan plan = PoolPlan.read(cluster.client, cluster.options, found.pool());
+            SandboxSpec spec = settings.toBuilder().limits(plan.grant(dev.sandbox4j.ResourceLimits.NONE, true))
+                    .lease(found.lease()).build();
+            KubernetesHost h = new KubernetesHost(cluster, spec, id, new Lease(credential, found.lease(),
+                    cluster.options.agentPort(), false), found);
+            h.plan = plan;
+            return AgentSandbox.open(h, spec);
+        } catch (RuntimeException e) {
+            throw KubeErrors.translate("attaching to Kubernetes sandbox " + id, e);
         }
     }
 
@@ -94,7 +140,15 @@ final class KubernetesHost implements SandboxHost {
     }
 
     @Override
+    public Lease lease() {
+        return lease;
+    }
+
+    @Override
     public AgentStreams start(Context context) {
+        if (attaching != null) {
+            return reconnect();
+        }
         long t0 = System.nanoTime();
         plan = PoolPlan.choose(cluster.plans(), spec.limits(), spec.syscallSets(),
                 cluster.options.acceptOtherSeccomp(), spec.bestEffortLimits());
@@ -103,7 +157,7 @@ final class KubernetesHost implements SandboxHost {
         cluster.startBackground();
         claimed = true;
         long t1 = System.nanoTime();
-        cluster.createClaim(id, plan.pool(), spec.lifetime());
+        cluster.createClaim(id, plan.pool(), spec.lifetime(), spec.lease());
         long t2 = System.nanoTime();
         Crd.ClaimedSandbox s = cluster.awaitReady(id, cluster.options.claimTimeout());
         long t3 = System.nanoTime();
@@ -112,6 +166,8 @@ final class KubernetesHost implements SandboxHost {
             Socket sock = connect(s, key);
             phases = new long[] {t1 - t0, t2 - t1, t3 - t2, System.nanoTime() - t3, t2, t3};
             socket = sock;
+            connected = true;
+            renewWhileAttached();
             return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
         } catch (AgentConnector.Refused e) {
             throw KubeErrors.error(e.kind, "sandbox " + id + " (" + s.name() + "): " + e.getMessage(), e);
@@ -119,6 +175,47 @@ final class KubernetesHost implements SandboxHost {
             throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + ": the agent's connection: "
                     + e.getMessage(), e);
         }
+    }
+
+    /** An attach's connection: the leased agent's listener, under the credential's key. */
+    private AgentStreams reconnect() {
+        granted = plan.grant(spec.limits(), true);
+        sandbox = attaching.sandbox();
+        byte[] key = lease.credential().keyBytes();
+        try {
+            Socket sock = connect(sandbox, key);
+            socket = sock;
+            connected = true;
+            renewWhileAttached();
+            return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
+        } catch (AgentConnector.Refused e) {
+            if (e.kind == ErrorKind.PERMISSION_DENIED) {
+                throw KubeErrors.error(ErrorKind.PERMISSION_DENIED, "the credential does not open sandbox " + id
+                        + " (nothing was changed in it)");
+            }
+            if (e.getCause() instanceof dev.sandbox4j.core.AgentHandshake.Refused r
+                    && r.getCause() instanceof java.io.EOFException) {
+                throw KubeErrors.error(ErrorKind.CONFLICT, "another host is attached to sandbox " + id + ": it must "
+                        + "detach (or its JVM end) first");
+            }
+            throw KubeErrors.error(e.kind, "cannot reach sandbox " + id + "'s agent: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + ": the agent's connection: "
+                    + e.getMessage(), e);
+        } finally {
+            java.util.Arrays.fill(key, (byte) 0);
+        }
+    }
+
+    /** A leased claim's shutdownTime moves on while this host is attached (Cluster.renewLeased). */
+    private void renewWhileAttached() {
+        if (lease == null) {
+            return;
+        }
+        long every = Cluster.LEASE_RENEWAL.toMillis();
+        renewal = dev.sandbox4j.core.Background.timer().scheduleWithFixedDelay(() -> dev.sandbox4j.core.Background
+                .execute(() -> cluster.renewLeased(id, lease.duration())), every, every,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private Socket connect(Crd.ClaimedSandbox s, byte[] key) throws IOException {
@@ -170,6 +267,9 @@ final class KubernetesHost implements SandboxHost {
         details.put("sandbox", sandbox.name());
         details.put("podIP", sandbox.podIPs().get(0));
         details.put("connector", cluster.options.connector().name());
+        if (lease != null) {
+            details.put("lease", lease.duration() + (attaching != null ? " (attached)" : ""));
+        }
         details.put("limitsNotApplied", "file size, /tmp size and workspace inodes (a pod has none of these)");
         if (plan.syscallSets() != null) {
             details.put("seccomp", dev.sandbox4j.core.seccomp.SeccompPolicy.of(plan.syscallSets()).describe(null)
@@ -222,8 +322,10 @@ final class KubernetesHost implements SandboxHost {
 
     @Override
     public String death(String why) {
+        lost = true;
         return "the sandbox's agent connection ended (" + why + "): its pod " + (sandbox == null ? "?"
-                : sandbox.name()) + " was deleted or restarted, or the network between broke";
+                : sandbox.name()) + " was deleted or restarted, or the network between broke" + (lease == null ? ""
+                : "; leased, it waits " + lease.duration() + " for a host: attach again with its credential");
     }
 
     @Override
@@ -231,8 +333,36 @@ final class KubernetesHost implements SandboxHost {
         return KubeErrors.error(kind, message, cause);
     }
 
+    /** Ends this host's connection (the agent waits its lease for a later host) and leaves the claim to its lease. */
+    @Override
+    public void detach() {
+        disconnect();
+        if (connected) {
+            cluster.renewLeased(id, lease.duration()); // the lease's end from now, plus the margin
+        }
+    }
+
     @Override
     public void close() {
+        if (attaching != null && !connected) {
+            disconnect(); // an attach that failed: the sandbox stays as it was, for a host with the right credential
+            return;
+        }
+        if (lease != null && lost && connected) {
+            detach(); // the connection broke, not the pod: it waits for its lease, as after a detach
+            return;
+        }
+        disconnect();
+        if (claimed || attaching != null) {
+            cluster.deleteClaim(id);
+        }
+    }
+
+    private void disconnect() {
+        var r = renewal;
+        if (r != null) {
+            r.cancel(false);
+        }
         Socket s = socket;
         if (s != null) {
             try {
@@ -248,9 +378,6 @@ final class KubernetesHost implements SandboxHost {
             } catch (IOException ignored) {
                 // closed either way
             }
-        }
-        if (claimed) {
-            cluster.deleteClaim(id);
         }
     }
 

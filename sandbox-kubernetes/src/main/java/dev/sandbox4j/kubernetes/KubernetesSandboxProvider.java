@@ -30,7 +30,8 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
             Feature.PROCESS_REGISTRY,
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
             Feature.NETWORK_ISOLATION, Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT,
-            Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.PORTS, Feature.TERMINAL));
+            Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.PORTS, Feature.TERMINAL,
+            Feature.REATTACH));
 
     private final KubernetesOptions options;
     private final KubernetesClient given;
@@ -95,6 +96,17 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
             throw KubeErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
         return KubernetesHost.open(cluster(), spec);
+    }
+
+    /** Attaches to a leased sandbox of this namespace by id and credential (docs/reattach.md). */
+    @Override
+    public Sandbox attach(String id, dev.sandbox4j.AttachCredential credential, SandboxSpec settings) {
+        String refused = dev.sandbox4j.core.HostDirs.attachRefused(Objects.requireNonNull(settings, "settings"));
+        if (refused != null) {
+            throw KubeErrors.error(ErrorKind.INVALID_ARGUMENT, refused);
+        }
+        return KubernetesHost.attach(cluster(), Objects.requireNonNull(id, "id"),
+                Objects.requireNonNull(credential, "credential"), settings);
     }
 
     /** Deletes the JVM's Lease and, unless it was given, closes the client; sandboxes still open stay open. */
