@@ -55,4 +55,29 @@ class KubernetesClusterTest {
         assertThat(provider.cluster().client.resources(Crd.SandboxClaim.class)
                 .inNamespace(provider.options().namespace()).withName(id).get()).isNull();
     }
+
+    /** The node's kubelet applies sandbox4j's profile: ptrace is EPERM, an unknown number ENOSYS (KubernetesSeccompTest). */
+    @Test
+    void podsRunSandbox4jsSeccompProfile() {
+        try (Sandbox s = provider.open(SandboxSpec.defaults())) {
+            assertThat(s.info().details().get("seccomp")).startsWith("allow-list");
+            assertThat(KubernetesSeccompTest.probe(s)).isEqualTo("ptrace -1 "
+                    + dev.sandbox4j.core.seccomp.SeccompPolicy.explicitDenials().get("ptrace") + " unknown -1 38");
+        }
+    }
+
+    /** Detach, then attach from a second provider (docs/reattach.md#kubernetes); close removes the claim. */
+    @Test
+    void aLeasedSandboxIsAttachedAgainFromAnotherProvider() {
+        Sandbox s = provider.open(SandboxSpec.builder().lease(java.time.Duration.ofMinutes(5)).build());
+        String id = s.id();
+        s.files().write("kept.txt", "kept");
+        dev.sandbox4j.AttachCredential credential = s.detach();
+        try (KubernetesSandboxProvider other = new KubernetesSandboxProvider(provider.options());
+             Sandbox again = other.attach(id, credential, SandboxSpec.defaults())) {
+            assertThat(again.files().readText("kept.txt")).isEqualTo("kept");
+        }
+        assertThat(provider.cluster().client.resources(Crd.SandboxClaim.class)
+                .inNamespace(provider.options().namespace()).withName(id).get()).isNull();
+    }
 }
