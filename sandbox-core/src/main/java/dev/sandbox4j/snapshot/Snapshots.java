@@ -182,6 +182,89 @@ public final class Snapshots {
         }
     }
 
+    /**
+     * Writes the host tree {@code root} (not itself) to {@code out} as a plain POSIX tar (ustar, PAX for long names;
+     * no manifest), by the shared walk's rules ({@link dev.sandbox4j.core.TreeCopy#walk}: links as links, never
+     * followed; special files skipped): what a host with no bulk path streams into the sandbox's {@code tar -x} to
+     * seed a copied workspace. A name this JVM cannot decode is refused (INVALID_PATH) rather than renamed.
+     */
+    public static dev.sandbox4j.core.TreeCopy.Result writeTree(Path root, java.io.OutputStream out)
+            throws IOException {
+        TarOut tar = new TarOut(out, Long.MAX_VALUE);
+        dev.sandbox4j.core.TreeCopy.Result r = dev.sandbox4j.core.TreeCopy.walk(root,
+                new dev.sandbox4j.core.TreeCopy.Visitor() {
+                    @Override
+                    public void directory(Path dir, Path rel) throws IOException {
+                        if (!dir.equals(root)) {
+                            tar.directory(name(rel), mode(dir), mtime(dir));
+                        }
+                    }
+
+                    @Override
+                    public void file(Path file, Path rel, long size) throws IOException {
+                        tar.file(name(rel), mode(file), size, mtime(file), sink -> {
+                            try (InputStream in = Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                                in.transferTo(sink);
+                            }
+                        });
+                    }
+
+                    @Override
+                    public void link(Path link, Path rel, Path target) throws IOException {
+                        tar.symlink(name(rel), name(target), mtime(link));
+                    }
+                });
+        tar.end();
+        return r;
+    }
+
+    private static String name(Path rel) {
+        String s = rel.toString();
+        if (s.indexOf('\ufffd') >= 0) {
+            throw new SandboxException(ErrorKind.INVALID_PATH, "a name in the tree is not in this JVM's charset "
+                    + "(sun.jnu.encoding): the tree is refused rather than copied with it renamed");
+        }
+        return s;
+    }
+
+    private static int mode(Path p) throws IOException {
+        int m = 0;
+        for (java.nio.file.attribute.PosixFilePermission x : Files.getPosixFilePermissions(p,
+                java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            m |= 0400 >> x.ordinal();
+        }
+        return m;
+    }
+
+    private static long mtime(Path p) throws IOException {
+        return Files.getLastModifiedTime(p, java.nio.file.LinkOption.NOFOLLOW_LINKS).toMillis() / 1000;
+    }
+
+    /**
+     * Copies the workspace behind {@code files} into the empty host directory {@code into} through the file API:
+     * captured as a snapshot into a private store, then extracted by the snapshot reader (whatever the sandbox named,
+     * nothing lands outside {@code into}; links are made as links). What a host with no bulk download path gives a
+     * change set; each file is whole as it was at one moment, as a snapshot's.
+     */
+    public static void download(FileSystem files, Path into) {
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("sandbox4j-download-");
+            SnapshotStore store = SnapshotStore.directory(dir);
+            Snapshot snap = capture(files, store);
+            try (InputStream in = store.get(snap.id()).orElseThrow()) {
+                TarIn.extract(new java.io.BufferedInputStream(in, 1 << 16), into,
+                        new TarIn.Bounds(MAX_ENTRIES, 0, 0, 0));
+            }
+        } catch (TarIn.Bad e) {
+            throw new SandboxException(e.kind, "reading the sandbox's workspace: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new SandboxException(ErrorKind.IO_ERROR, "reading the sandbox's workspace: " + e.getMessage(), e);
+        } finally {
+            deleteQuietly(dir);
+        }
+    }
+
     static void deleteQuietly(Path dir) {
         if (dir == null) {
             return;

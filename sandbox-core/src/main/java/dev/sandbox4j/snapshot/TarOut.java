@@ -98,6 +98,12 @@ final class TarOut implements AutoCloseable {
         }
     }
 
+    /** The end of a plain archive (no manifest): what a tree streamed into a sandbox's {@code tar -x} ends with. */
+    void end() throws IOException {
+        out.write(new byte[2 * BLOCK]);
+        out.flush();
+    }
+
     /** The manifest (with the checksum of all before it) and the end of the archive. */
     void finish(String manifestWithoutChecksum) throws IOException {
         String hex = HexFormat.of().formatHex(sha.digest());

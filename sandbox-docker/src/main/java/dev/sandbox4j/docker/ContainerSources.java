@@ -27,7 +27,7 @@ import java.util.Set;
  * can make them. A copy (and an overlay, which the engine cannot mount for an unprivileged container, so it is a
  * copy with the same promises: the host directory is never written, the changes are reviewable) is uploaded through
  * the archive endpoint once the agent runs, so a remote engine works; its change set compares a download of the
- * container's workspace with the host directory ({@link DownloadedChangeSet}). Read-only mounts and a read-write
+ * container's workspace with the host directory ({@link dev.sandbox4j.core.DownloadedChangeSet}). Read-only mounts and a read-write
  * workspace ({@code bindReadWrite}) are bind mounts, which name a path on the engine's host: refused, typed, when the
  * engine is not on this machine. Scratch mounts are tmpfs mounts, charged to the container's memory.
  */
@@ -212,12 +212,20 @@ final class ContainerSources {
         if (real == null || bindsWorkspace() || opened == null) {
             return null;
         }
-        return new DownloadedChangeSet(source, real, () -> {
+        return new dev.sandbox4j.core.DownloadedChangeSet(source, real, () -> {
             if (!realKey.equals(fileKey(real))) {
                 throw DockerErrors.error(ErrorKind.CONFLICT, "the source directory " + real + " is no longer the "
                         + "directory the sandbox opened on (moved, or a link swapped in above it); no change set");
             }
-        }, opened, FENCE_MARGIN, mountPoints, host::downloadWorkspace, guard);
+        }, opened, FENCE_MARGIN, mountPoints, dir -> {
+            try (java.io.InputStream in = host.downloadWorkspace()) {
+                ArchiveTree.extract(in, dir, ArchiveTree.Limits.DEFAULT);
+            } catch (dev.sandbox4j.SandboxException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw DockerErrors.translate("reading the sandbox's workspace for its change set", e);
+            }
+        }, guard);
     }
 
     private static Object fileKey(Path p) {

@@ -54,6 +54,10 @@ final class KubernetesHost implements SandboxHost {
     private volatile boolean lost;
     private volatile java.util.concurrent.ScheduledFuture<?> renewal;
     private PoolPlan plan;
+    /** The workspace source (a copy streamed in at ready; its change set). */
+    private final PodSources sources;
+    /** The file API over the agent, once made (the change set downloads through it). */
+    private volatile FileSystem files;
     private ResourceLimits granted;
     private boolean claimed;
     private volatile Crd.ClaimedSandbox sandbox;
@@ -76,6 +80,7 @@ final class KubernetesHost implements SandboxHost {
         this.id = id;
         this.lease = lease;
         this.attaching = attaching;
+        this.sources = PodSources.prepare(spec); // typed refusals of the source before anything is claimed
     }
 
     static Sandbox open(Cluster cluster, SandboxSpec spec) {
@@ -254,7 +259,19 @@ final class KubernetesHost implements SandboxHost {
     @Override
     public SandboxInfo ready(AgentRunner runner, Map<Language, String> interpreters) {
         this.interpreters = interpreters;
+        sources.seed(runner, plan.workspaceBytes());
         return info();
+    }
+
+    @Override
+    public dev.sandbox4j.Workspace changeSet(Context context) {
+        return sources.changeSet(files, context::checkOpen);
+    }
+
+    /** A fork's sandbox (its spec's workspace a snapshot source), as the provider opens it. */
+    @Override
+    public Sandbox openAnother(SandboxSpec another) {
+        return AgentSandbox.openFromSnapshot(another, s -> open(cluster, s));
     }
 
     private SandboxInfo info() {
@@ -267,6 +284,7 @@ final class KubernetesHost implements SandboxHost {
         details.put("sandbox", sandbox.name());
         details.put("podIP", sandbox.podIPs().get(0));
         details.put("connector", cluster.options.connector().name());
+        details.put("workspace source", sources.detail() != null ? sources.detail() : "empty");
         if (lease != null) {
             details.put("lease", lease.duration() + (attaching != null ? " (attached)" : ""));
         }
@@ -312,7 +330,9 @@ final class KubernetesHost implements SandboxHost {
 
     @Override
     public FileSystem workspace(AgentRunner runner, Context context) {
-        return new AgentWorkspace(runner, PoolPlan.WORKSPACE, context, this::error, granted.maxFileBytes());
+        FileSystem fs = new AgentWorkspace(runner, PoolPlan.WORKSPACE, context, this::error, granted.maxFileBytes());
+        files = fs;
+        return fs;
     }
 
     @Override

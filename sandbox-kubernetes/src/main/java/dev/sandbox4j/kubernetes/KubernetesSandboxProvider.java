@@ -31,7 +31,7 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
             Feature.SHARED_PROCESS_SPACE, Feature.CODE_EXECUTION, Feature.CODE_CONTEXTS, Feature.ISOLATION,
             Feature.NETWORK_ISOLATION, Feature.MEMORY_LIMIT, Feature.PROCESS_LIMIT, Feature.CPU_LIMIT,
             Feature.FILE_WATCH, Feature.SYMLINKS, Feature.POSIX_PERMISSIONS, Feature.PORTS, Feature.TERMINAL,
-            Feature.REATTACH));
+            Feature.REATTACH, Feature.SNAPSHOT, Feature.WORKSPACE_COPY, Feature.WORKSPACE_OVERLAY));
 
     private final KubernetesOptions options;
     private final KubernetesClient given;
@@ -95,7 +95,8 @@ public final class KubernetesSandboxProvider implements SandboxProvider, AutoClo
         if (refused != null) {
             throw KubeErrors.error(dev.sandbox4j.ErrorKind.UNSUPPORTED, refused);
         }
-        return KubernetesHost.open(cluster(), spec);
+        Cluster c = cluster();
+        return dev.sandbox4j.core.AgentSandbox.openFromSnapshot(spec, s -> KubernetesHost.open(c, s));
     }
 
     /** Attaches to a leased sandbox of this namespace by id and credential (docs/reattach.md). */

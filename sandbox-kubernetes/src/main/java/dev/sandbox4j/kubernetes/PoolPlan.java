@@ -40,7 +40,7 @@ record PoolPlan(String pool, String template, String container, long memoryBytes
     /** The directory of sandbox4j's profiles under the kubelet's seccomp root (docs/kubernetes.md#seccomp). */
     static final String PROFILE_DIR = "sandbox4j/";
 
-    /** The {@code localhostProfile} of sandbox4j's allow-list with {@code sets}: {@code sandbox4j/debug+io_uring.json}. */
+    /** The {@code localhostProfile} of sandbox4j's allow-list with {@code sets}, e.g. {@code sandbox4j/debug.json}. */
     static String profileFor(java.util.Set<String> sets) {
         return PROFILE_DIR + (sets.isEmpty() ? "default" : String.join("+", new java.util.TreeSet<>(sets))) + ".json";
     }

@@ -351,9 +351,10 @@ final class ControllerSimulator implements AutoCloseable {
                 a.addAll(List.of("-v", bin + ":" + m.getMountPath() + ":ro")); // what the init container copies
                 continue;
             }
+            // an emptyDir is exec (Docker's --tmpfs alone would be noexec): a script in the workspace runs, as in a pod
             long size = v.getEmptyDir().getSizeLimit() == null ? 0
                     : Quantity.getAmountInBytes(v.getEmptyDir().getSizeLimit()).longValue();
-            a.addAll(List.of("--tmpfs", m.getMountPath() + ":rw,nosuid,nodev,mode=" + (m.getMountPath()
+            a.addAll(List.of("--tmpfs", m.getMountPath() + ":rw,exec,nosuid,nodev,mode=" + (m.getMountPath()
                     .equals("/tmp") ? "1777" : "0755,uid=" + sc.getRunAsUser() + ",gid=" + sc.getRunAsGroup())
                     + (size > 0 ? ",size=" + size : "")));
         }

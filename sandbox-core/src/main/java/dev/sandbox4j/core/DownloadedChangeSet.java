@@ -1,12 +1,10 @@
-package dev.sandbox4j.docker;
+package dev.sandbox4j.core;
 
 import dev.sandbox4j.ErrorKind;
 import dev.sandbox4j.SandboxException;
 import dev.sandbox4j.Workspace;
 import dev.sandbox4j.WorkspaceSource;
-import dev.sandbox4j.core.ChangeSet;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,16 +14,18 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The change set of a container's copied workspace: each call downloads the workspace through the engine's archive
- * endpoint into a private host directory ({@link ArchiveTree}: hostile content, bounded), compares it with the host
- * directory by the shared {@link ChangeSet} (the same rules as the local backend's copy: content compared byte for
- * byte, the ctime fence for apply-back) and deletes the download. A call costs a download of the workspace; nothing
- * of it is kept between calls, so what is reported is what the container holds at the call.
+ * The change set of a copied workspace the host has no path to: each call downloads the workspace into a private host
+ * directory (a container engine's archive through its hardened reader, or the file API through the snapshot reader:
+ * hostile content, bounded), compares it with the host directory by the shared {@link ChangeSet} (the same rules as
+ * the local backend's copy: content compared byte for byte, the ctime fence for apply-back) and deletes the download.
+ * A call costs a download of the workspace; nothing of it is kept between calls, so what is reported is what the
+ * sandbox holds at the call.
  */
-final class DownloadedChangeSet implements Workspace {
+public final class DownloadedChangeSet implements Workspace {
+    /** Fills the empty directory it is given with the sandbox's workspace tree; never follows what it wrote. */
     @FunctionalInterface
-    interface Download {
-        InputStream open();
+    public interface Download {
+        void into(Path emptyDir) throws IOException;
     }
 
     private final WorkspaceSource source;
@@ -37,7 +37,7 @@ final class DownloadedChangeSet implements Workspace {
     private final Download download;
     private final Runnable guard;
 
-    DownloadedChangeSet(WorkspaceSource source, Path real, Runnable pinned, Instant opened, Duration margin,
+    public DownloadedChangeSet(WorkspaceSource source, Path real, Runnable pinned, Instant opened, Duration margin,
                         Set<String> hidden, Download download, Runnable guard) {
         this.source = source;
         this.real = real;
@@ -76,20 +76,14 @@ final class DownloadedChangeSet implements Workspace {
         try {
             tmp = Files.createTempDirectory("sandbox4j-changes-");
             Path tree = Files.createDirectory(tmp.resolve("workspace"));
-            try (InputStream in = download.open()) {
-                ArchiveTree.extract(in, tree, ArchiveTree.Limits.DEFAULT);
-            }
+            download.into(tree);
             // mount points under the workspace are left out by hiding(), not deleted here: a path under one may lead
             // through a link the sandbox made above it, and a delete must never follow one out of the download
             return f.apply(new ChangeSet(source, real, tree, ChangeSet.Layout.FULL_TREE,
                     ChangeSet.unchangedSince(opened, margin), guard).hiding(hidden));
         } catch (IOException e) {
-            throw DockerErrors.error(ErrorKind.IO_ERROR, "reading the sandbox's workspace for its change set: "
+            throw new SandboxException(ErrorKind.IO_ERROR, "reading the sandbox's workspace for its change set: "
                     + e.getMessage(), e);
-        } catch (SandboxException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw DockerErrors.translate("reading the sandbox's workspace for its change set", e);
         } finally {
             if (tmp != null) {
                 delete(tmp);
@@ -99,7 +93,7 @@ final class DownloadedChangeSet implements Workspace {
 
     private static void delete(Path dir) {
         try {
-            ArchiveTree.deleteTree(dir);
+            NioWorkspace.deleteTree(dir);
         } catch (IOException e) {
             // a leftover in the temp directory; nothing of the sandbox's
         }
