@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -89,7 +88,7 @@ final class ContainerSources {
         Object key = null;
         if (source.hostDir().isPresent() && source.kind() != WorkspaceSource.Kind.GIT) {
             real = HostDirs.check(source.hostDir().orElseThrow(), "the workspace source", false);
-            key = fileKey(real);
+            key = HostDirs.fileKey(real);
         }
         List<com.github.dockerjava.api.model.Mount> mounts = new ArrayList<>();
         Set<String> points = new LinkedHashSet<>();
@@ -213,7 +212,7 @@ final class ContainerSources {
             return null;
         }
         return new dev.sandbox4j.core.DownloadedChangeSet(source, real, () -> {
-            if (!realKey.equals(fileKey(real))) {
+            if (!realKey.equals(HostDirs.fileKey(real))) {
                 throw DockerErrors.error(ErrorKind.CONFLICT, "the source directory " + real + " is no longer the "
                         + "directory the sandbox opened on (moved, or a link swapped in above it); no change set");
             }
@@ -228,14 +227,6 @@ final class ContainerSources {
         }, guard);
     }
 
-    private static Object fileKey(Path p) {
-        try {
-            Object k = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            return k != null ? k : p;
-        } catch (IOException e) {
-            return new Object(); // gone: never equal
-        }
-    }
 
     /** Targets and names of the tree's links, in pairs. */
     private record Walked(List<TarUpload.Entry> entries, List<String> links, long bytes, long skipped) {

@@ -14,10 +14,7 @@ import dev.sandbox4j.snapshot.Snapshots;
 import java.io.IOException;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -58,7 +55,7 @@ final class PodSources {
             return new PodSources(s, null, null);
         }
         Path real = HostDirs.check(s.hostDir().orElseThrow(), "the workspace source", false);
-        return new PodSources(s, real, fileKey(real));
+        return new PodSources(s, real, HostDirs.fileKey(real));
     }
 
     /**
@@ -157,19 +154,11 @@ final class PodSources {
             return null;
         }
         return new dev.sandbox4j.core.DownloadedChangeSet(source, real, () -> {
-            if (!realKey.equals(fileKey(real))) {
+            if (!realKey.equals(HostDirs.fileKey(real))) {
                 throw KubeErrors.error(ErrorKind.CONFLICT, "the source directory " + real + " is no longer the "
                         + "directory the sandbox opened on (moved, or a link swapped in above it); no change set");
             }
         }, opened, FENCE_MARGIN, Set.of(), dir -> Snapshots.download(files, dir), guard);
     }
 
-    private static Object fileKey(Path p) {
-        try {
-            Object k = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            return k != null ? k : p;
-        } catch (IOException e) {
-            return new Object(); // gone: never equal
-        }
-    }
 }

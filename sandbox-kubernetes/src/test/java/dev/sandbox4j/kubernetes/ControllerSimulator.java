@@ -143,15 +143,7 @@ final class ControllerSimulator implements AutoCloseable {
         try (var pools = ControllerSimulator.class.getResourceAsStream("/test-pools.yaml")) {
             objects.addAll(client.load(pools).items());
         }
-        for (HasMetadata o : objects) {
-            // the generic objects of the file, as typed ones (the API server stores what the client sends)
-            String yaml = client.getKubernetesSerialization().asYaml(o);
-            Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
-                    : Crd.SandboxWarmPool.class;
-            HasMetadata typed = client.getKubernetesSerialization().unmarshal(yaml, type);
-            typed.getMetadata().setNamespace(NAMESPACE);
-            client.resource(typed).inNamespace(NAMESPACE).create();
-        }
+        objects.forEach(this::createTyped);
         watch = client.resources(Crd.SandboxClaim.class).inNamespace(NAMESPACE).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, Crd.SandboxClaim c) {
@@ -417,16 +409,19 @@ final class ControllerSimulator implements AutoCloseable {
         template = template.replace(block, seccompYaml == null ? "" : "        seccompProfile:\n" + seccompYaml);
         String pool = docs[1].replace("name: sandbox4j-small", "name: " + name).replaceAll("replicas: \\d+", "replicas: 0");
         for (String doc : List.of(template, pool)) {
-            for (HasMetadata o : client.load(new java.io.ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8)))
-                    .items()) {
-                String yaml = client.getKubernetesSerialization().asYaml(o);
-                Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
-                        : Crd.SandboxWarmPool.class;
-                HasMetadata typed = client.getKubernetesSerialization().unmarshal(yaml, type);
-                typed.getMetadata().setNamespace(NAMESPACE);
-                client.resource(typed).inNamespace(NAMESPACE).create();
-            }
+            client.load(new java.io.ByteArrayInputStream(doc.getBytes(StandardCharsets.UTF_8))).items()
+                    .forEach(this::createTyped);
         }
+    }
+
+    /** A generic object of a manifest as its typed one, in the namespace (the API server stores what is sent). */
+    private void createTyped(HasMetadata o) {
+        String yaml = client.getKubernetesSerialization().asYaml(o);
+        Class<? extends HasMetadata> type = o.getKind().equals("SandboxTemplate") ? Crd.SandboxTemplate.class
+                : Crd.SandboxWarmPool.class;
+        HasMetadata typed = client.getKubernetesSerialization().unmarshal(yaml, type);
+        typed.getMetadata().setNamespace(NAMESPACE);
+        client.resource(typed).inNamespace(NAMESPACE).create();
     }
 
     /** Runs docker with {@code args}: its stdout, or empty when it failed. */
