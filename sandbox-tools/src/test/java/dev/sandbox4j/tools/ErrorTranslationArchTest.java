@@ -34,9 +34,11 @@ class ErrorTranslationArchTest {
         // issue 35 added the workspace sources' contract: host directory checks at open (HostDirs) and the change
         // set (ChangeSet; NoChangeSet for sources without one), the git source's clone in the sandbox (GitSeed);
         // issue 32 the registry of processes found by id (ProcessTable: unknown ids, the running bound, cursors) and
-        // the ports opened on the host (AgentPorts: bad ports, the bounds, readiness timeouts)
+        // the ports opened on the host (AgentPorts: bad ports, the bounds, readiness timeouts); the change set of a
+        // workspace downloaded from a sandbox (DownloadedChangeSet: Docker's, moved to core to serve Kubernetes too)
         "dev.sandbox4j.core; Arguments WorkspacePaths TextEdits GrepScan NioWorkspace AgentShell AgentCommand "
-                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet GitSeed ProcessTable AgentPorts"})
+                + "AgentCodeContexts WatchHub HostDirs ChangeSet NoChangeSet GitSeed ProcessTable AgentPorts "
+                + "DownloadedChangeSet"})
     void onlyTheErrorTranslatorConstructsSandboxException(String pkg, String translators) {
         Set<String> allowed = Set.of(translators.trim().split("\\s+"));
         var classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
