@@ -187,29 +187,56 @@ final class KubernetesHost implements SandboxHost {
         granted = plan.grant(spec.limits(), true);
         sandbox = attaching.sandbox();
         byte[] key = lease.credential().keyBytes();
+        long deadline = System.nanoTime() + HELD_WAIT.toNanos();
         try {
-            Socket sock = connect(sandbox, key);
-            socket = sock;
-            connected = true;
-            renewWhileAttached();
-            return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
-        } catch (AgentConnector.Refused e) {
-            if (e.kind == ErrorKind.PERMISSION_DENIED) {
-                throw KubeErrors.error(ErrorKind.PERMISSION_DENIED, "the credential does not open sandbox " + id
-                        + " (nothing was changed in it)");
+            for (long pause = 50; ; pause = Math.min(400, pause * 2)) {
+                try {
+                    Socket sock = connect(sandbox, key);
+                    socket = sock;
+                    connected = true;
+                    renewWhileAttached();
+                    return new AgentStreams(sock.getInputStream(), sock.getOutputStream());
+                } catch (AgentConnector.Refused e) {
+                    if (!held(e) || System.nanoTime() + pause * 1_000_000 > deadline) {
+                        throw refused(e);
+                    }
+                    Thread.sleep(pause); // a host letting go: the agent is still ending its commands
+                }
             }
-            if (e.getCause() instanceof dev.sandbox4j.core.AgentHandshake.Refused r
-                    && r.getCause() instanceof java.io.EOFException) {
-                throw KubeErrors.error(ErrorKind.CONFLICT, "another host is attached to sandbox " + id + ": it must "
-                        + "detach (or its JVM end) first");
-            }
-            throw KubeErrors.error(e.kind, "cannot reach sandbox " + id + "'s agent: " + e.getMessage(), e);
         } catch (IOException e) {
             throw KubeErrors.error(ErrorKind.BACKEND_UNAVAILABLE, "sandbox " + id + ": the agent's connection: "
                     + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw KubeErrors.interrupted("attaching to sandbox " + id);
         } finally {
             java.util.Arrays.fill(key, (byte) 0);
         }
+    }
+
+    /**
+     * How long an attach waits while the agent closes its connections before greeting (a host is attached): a host
+     * that has just detached is still ending its commands (the agent gives them up to 5 s), and only then listens.
+     */
+    static final java.time.Duration HELD_WAIT = java.time.Duration.ofSeconds(8);
+
+    /** The agent closed the connection before its greeting: a host holds the sandbox (or is letting go of it). */
+    private static boolean held(AgentConnector.Refused e) {
+        return e.kind != ErrorKind.PERMISSION_DENIED
+                && e.getCause() instanceof dev.sandbox4j.core.AgentHandshake.Refused r
+                && r.getCause() instanceof java.io.EOFException;
+    }
+
+    private SandboxException refused(AgentConnector.Refused e) {
+        if (e.kind == ErrorKind.PERMISSION_DENIED) {
+            return KubeErrors.error(ErrorKind.PERMISSION_DENIED, "the credential does not open sandbox " + id
+                    + " (nothing was changed in it)");
+        }
+        if (held(e)) {
+            return KubeErrors.error(ErrorKind.CONFLICT, "another host is attached to sandbox " + id + " (waited "
+                    + HELD_WAIT.toSeconds() + " s for it to let go): it must detach (or its JVM end) first");
+        }
+        return KubeErrors.error(e.kind, "cannot reach sandbox " + id + "'s agent: " + e.getMessage(), e);
     }
 
     /** A leased claim's shutdownTime moves on while this host is attached (Cluster.renewLeased). */
