@@ -58,10 +58,6 @@ public final class HostDirs {
     }
 
     /**
-     * Why a backend offering {@code features} cannot open {@code spec}'s workspace source or mounts (naming them and
-     * the feature missing), or null when it can. Backends throw it as {@link ErrorKind#UNSUPPORTED} at open.
-     */
-    /**
      * The directory's identity (its file key, not following a link), to tell at a change set's call whether the path
      * still names the directory a sandbox was opened on; a fresh object, never equal, when it is gone.
      */
@@ -74,6 +70,10 @@ public final class HostDirs {
         }
     }
 
+    /**
+     * Why a backend offering {@code features} cannot open {@code spec}'s workspace source or mounts (naming them and
+     * the feature missing), or null when it can. Backends throw it as {@link ErrorKind#UNSUPPORTED} at open.
+     */
     public static String unsupported(dev.sandbox4j.SandboxSpec spec, java.util.Set<dev.sandbox4j.Feature> features,
                                      String backend) {
         dev.sandbox4j.Feature need = spec.workspace().feature();

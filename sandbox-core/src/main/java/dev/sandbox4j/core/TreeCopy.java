@@ -110,6 +110,15 @@ public final class TreeCopy {
         return new Result(r.files(), copied[0], r.skipped());
     }
 
+    /** Permission bits only (no link followed): set-user-id, set-group-id and sticky are never carried over. */
+    public static int mode(Path p) throws IOException {
+        int m = 0;
+        for (PosixFilePermission perm : Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)) {
+            m |= 0400 >> perm.ordinal();
+        }
+        return m;
+    }
+
     private static void perms(Path from, Path to) throws IOException {
         Set<PosixFilePermission> p = Files.getPosixFilePermissions(from, LinkOption.NOFOLLOW_LINKS);
         Files.setPosixFilePermissions(to, p.isEmpty() ? EnumSet.noneOf(PosixFilePermission.class) : p);

@@ -196,13 +196,13 @@ public final class Snapshots {
                     @Override
                     public void directory(Path dir, Path rel) throws IOException {
                         if (!dir.equals(root)) {
-                            tar.directory(name(rel), mode(dir), mtime(dir));
+                            tar.directory(name(rel), dev.sandbox4j.core.TreeCopy.mode(dir), mtime(dir));
                         }
                     }
 
                     @Override
                     public void file(Path file, Path rel, long size) throws IOException {
-                        tar.file(name(rel), mode(file), size, mtime(file), sink -> {
+                        tar.file(name(rel), dev.sandbox4j.core.TreeCopy.mode(file), size, mtime(file), sink -> {
                             try (InputStream in = Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                                 in.transferTo(sink);
                             }
@@ -225,15 +225,6 @@ public final class Snapshots {
                     + "(sun.jnu.encoding): the tree is refused rather than copied with it renamed");
         }
         return s;
-    }
-
-    private static int mode(Path p) throws IOException {
-        int m = 0;
-        for (java.nio.file.attribute.PosixFilePermission x : Files.getPosixFilePermissions(p,
-                java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            m |= 0400 >> x.ordinal();
-        }
-        return m;
     }
 
     private static long mtime(Path p) throws IOException {

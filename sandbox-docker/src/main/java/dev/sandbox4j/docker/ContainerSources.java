@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -26,9 +25,10 @@ import java.util.Set;
  * can make them. A copy (and an overlay, which the engine cannot mount for an unprivileged container, so it is a
  * copy with the same promises: the host directory is never written, the changes are reviewable) is uploaded through
  * the archive endpoint once the agent runs, so a remote engine works; its change set compares a download of the
- * container's workspace with the host directory ({@link dev.sandbox4j.core.DownloadedChangeSet}). Read-only mounts and a read-write
- * workspace ({@code bindReadWrite}) are bind mounts, which name a path on the engine's host: refused, typed, when the
- * engine is not on this machine. Scratch mounts are tmpfs mounts, charged to the container's memory.
+ * container's workspace with the host directory ({@link dev.sandbox4j.core.DownloadedChangeSet}). Read-only mounts
+ * and a read-write workspace ({@code bindReadWrite}) are bind mounts, which name a path on the engine's host:
+ * refused, typed, when the engine is not on this machine. Scratch mounts are tmpfs mounts, charged to the container's
+ * memory.
  */
 final class ContainerSources {
     /** Named volumes' engine names: this prefix and the name; labelled so, never with the janitor's label. */
@@ -227,7 +227,6 @@ final class ContainerSources {
         }, guard);
     }
 
-
     /** Targets and names of the tree's links, in pairs. */
     private record Walked(List<TarUpload.Entry> entries, List<String> links, long bytes, long skipped) {
     }
@@ -264,13 +263,13 @@ final class ContainerSources {
                 @Override
                 public void directory(Path dir, Path rel) throws IOException {
                     if (!dir.equals(root)) {
-                        entries.add(new TarUpload.Entry(name(root, dir), mode(dir), 0, null));
+                        entries.add(new TarUpload.Entry(name(root, dir), TreeCopy.mode(dir), 0, null));
                     }
                 }
 
                 @Override
                 public void file(Path file, Path rel, long size) throws IOException {
-                    entries.add(new TarUpload.Entry(name(root, file), mode(file), size,
+                    entries.add(new TarUpload.Entry(name(root, file), TreeCopy.mode(file), size,
                             () -> Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)));
                 }
 
@@ -306,12 +305,4 @@ final class ContainerSources {
         return n;
     }
 
-    /** Permission bits only: set-user-id, set-group-id and sticky bits are not carried into the sandbox. */
-    private static int mode(Path p) throws IOException {
-        int m = 0;
-        for (PosixFilePermission perm : Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)) {
-            m |= 0400 >> perm.ordinal();
-        }
-        return m;
-    }
 }

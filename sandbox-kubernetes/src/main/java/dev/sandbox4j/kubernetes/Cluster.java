@@ -155,12 +155,7 @@ final class Cluster implements AutoCloseable {
 
     /** Creates the claim {@code name} on the first pool; {@code lifetime} zero or negative: no shutdown time. */
     void createClaim(String name, Duration lifetime) {
-        createClaim(name, options.warmPools().get(0), lifetime);
-    }
-
-    /** Creates the claim {@code name} on {@code pool}. */
-    void createClaim(String name, String pool, Duration lifetime) {
-        createClaim(name, pool, lifetime, Duration.ZERO);
+        createClaim(name, options.warmPools().get(0), lifetime, Duration.ZERO);
     }
 
     /**
